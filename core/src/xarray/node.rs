@@ -1,0 +1,151 @@
+//! The 64-slot node of lib/xarray.c (`struct xa_node`) and the packed slot
+//! encoding.
+//!
+//! A slot is one `u64`. The low three bits say what it holds, the rest is
+//! the payload. Packing keeps a node at about 560 bytes, so that a whole
+//! 16 GiB file of order-0 folios stays well inside the memory budget.
+
+use super::Entry;
+
+pub const XA_CHUNK_SHIFT: u8 = 6;
+pub const XA_CHUNK_SIZE: usize = 1 << XA_CHUNK_SHIFT;
+pub const XA_CHUNK_MASK: u64 = XA_CHUNK_SIZE as u64 - 1;
+pub const XA_MAX_MARKS: usize = 3;
+
+/// Index of a node in the array's arena.
+pub type NodeId = u32;
+pub const NIL: NodeId = u32::MAX;
+
+const TAG_BITS: u32 = 3;
+const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
+const TAG_POINTER: u64 = 1;
+const TAG_VALUE: u64 = 2;
+const TAG_SIBLING: u64 = 3;
+const TAG_NODE: u64 = 4;
+const TAG_RETRY: u64 = 5;
+
+/// The largest payload a pointer or value entry can carry.
+pub const MAX_PAYLOAD: u64 = u64::MAX >> TAG_BITS;
+
+#[inline]
+pub fn encode(entry: Entry) -> u64 {
+    match entry {
+        Entry::Empty => 0,
+        Entry::Pointer(p) => (p << TAG_BITS) | TAG_POINTER,
+        Entry::Value(v) => (v << TAG_BITS) | TAG_VALUE,
+        Entry::Sibling(o) => ((o as u64) << TAG_BITS) | TAG_SIBLING,
+        Entry::Node(n) => ((n as u64) << TAG_BITS) | TAG_NODE,
+        Entry::Retry => TAG_RETRY,
+    }
+}
+
+#[inline]
+pub fn decode(slot: u64) -> Entry {
+    let payload = slot >> TAG_BITS;
+    match slot & TAG_MASK {
+        TAG_POINTER => Entry::Pointer(payload),
+        TAG_VALUE => Entry::Value(payload),
+        TAG_SIBLING => Entry::Sibling(payload as u8),
+        TAG_NODE => Entry::Node(payload as NodeId),
+        TAG_RETRY => Entry::Retry,
+        _ => Entry::Empty,
+    }
+}
+
+#[inline]
+pub fn is_node(slot: u64) -> bool {
+    slot & TAG_MASK == TAG_NODE
+}
+
+#[inline]
+pub fn is_sibling(slot: u64) -> bool {
+    slot & TAG_MASK == TAG_SIBLING
+}
+
+#[inline]
+pub fn is_value(slot: u64) -> bool {
+    slot & TAG_MASK == TAG_VALUE
+}
+
+#[inline]
+pub fn node_of(slot: u64) -> NodeId {
+    (slot >> TAG_BITS) as NodeId
+}
+
+#[inline]
+pub fn sibling_of(slot: u64) -> usize {
+    (slot >> TAG_BITS) as usize
+}
+
+/// `struct xa_node`: shift, offset in the parent, the number of used slots,
+/// the number of value slots, the parent, three mark bitmaps, and 64 slots.
+///
+/// `present` is this model's own summary, not the kernel's: bit i is set
+/// when slot i holds anything but NULL or a value entry. It lets the
+/// readahead model skip runs of cached pages in O(nodes), while still
+/// counting the node visits the kernel's page-by-page `xa_load` makes.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub shift: u8,
+    pub offset: u8,
+    pub count: u8,
+    pub nr_values: u8,
+    pub parent: NodeId,
+    pub present: u64,
+    pub marks: [u64; XA_MAX_MARKS],
+    pub slots: [u64; XA_CHUNK_SIZE],
+}
+
+impl Node {
+    pub fn new(shift: u8, parent: NodeId, offset: u8) -> Self {
+        Node {
+            shift,
+            offset,
+            count: 0,
+            nr_values: 0,
+            parent,
+            present: 0,
+            marks: [0; XA_MAX_MARKS],
+            slots: [0; XA_CHUNK_SIZE],
+        }
+    }
+
+    /// Writes a slot and keeps the `present` summary in step. `present`
+    /// is false for NULL and for value entries and their siblings.
+    #[inline]
+    pub fn set_slot(&mut self, offset: usize, slot: u64, present: bool) {
+        self.slots[offset] = slot;
+        let bit = 1u64 << offset;
+        if present {
+            self.present |= bit;
+        } else {
+            self.present &= !bit;
+        }
+    }
+
+    #[inline]
+    pub fn get_mark(&self, offset: usize, mark: usize) -> bool {
+        self.marks[mark] & (1 << offset) != 0
+    }
+
+    /// Returns whether the mark was already set.
+    #[inline]
+    pub fn set_mark(&mut self, offset: usize, mark: usize) -> bool {
+        let was = self.get_mark(offset, mark);
+        self.marks[mark] |= 1 << offset;
+        was
+    }
+
+    /// Returns whether the mark was set before.
+    #[inline]
+    pub fn clear_mark(&mut self, offset: usize, mark: usize) -> bool {
+        let was = self.get_mark(offset, mark);
+        self.marks[mark] &= !(1 << offset);
+        was
+    }
+
+    #[inline]
+    pub fn any_mark(&self, mark: usize) -> bool {
+        self.marks[mark] != 0
+    }
+}

@@ -1,0 +1,78 @@
+//! `cargo xtask dist`: a release build of the static site in `dist/`, with
+//! wasm-opt, relative asset URLs and a size budget.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::proc::{run, step};
+use crate::root;
+use crate::tools::{setup_build, trunk_cmd};
+
+/// The budget for wasm + js + css, gzipped.
+pub const GZIP_BUDGET: u64 = 400 * 1024;
+
+pub fn dist() -> Result<PathBuf> {
+    setup_build()?;
+    build()
+}
+
+/// Builds `dist/` assuming the tools are present.
+pub fn build() -> Result<PathBuf> {
+    let dist = root().join("dist");
+    step("building dist/ (release, wasm-opt, relative URLs)");
+    let mut cmd = trunk_cmd();
+    cmd.args(["build", "--release", "--public-url", "./", "--dist"])
+        .arg(&dist);
+    run(&mut cmd)?;
+    check_relative_urls(&dist)?;
+    let gz = gzipped_size(&dist)?;
+    step(&format!(
+        "dist/: wasm + js + css are {:.1} KB gzipped (budget {} KB)",
+        gz as f64 / 1024.0,
+        GZIP_BUDGET / 1024
+    ));
+    if gz > GZIP_BUDGET {
+        bail!(
+            "dist/ is {} KB gzipped, over the {} KB budget",
+            gz / 1024,
+            GZIP_BUDGET / 1024
+        );
+    }
+    Ok(dist)
+}
+
+/// A page served from a sub-path breaks on any root-relative or absolute asset URL.
+fn check_relative_urls(dist: &Path) -> Result<()> {
+    let html =
+        std::fs::read_to_string(dist.join("index.html")).context("reading dist/index.html")?;
+    for bad in [
+        "src=\"/", "href=\"/", "from '/", "from \"/", "http://", "https://",
+    ] {
+        if let Some(i) = html.find(bad) {
+            let end = (i + 60).min(html.len());
+            bail!(
+                "dist/index.html has a non-relative URL: {}",
+                html[i..end].replace('\n', " ")
+            );
+        }
+    }
+    Ok(())
+}
+
+fn gzipped_size(dist: &Path) -> Result<u64> {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dist).context("listing dist/")? {
+        let path = entry?.path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !matches!(ext, "wasm" | "js" | "css") {
+            continue;
+        }
+        let bytes = std::fs::read(&path)?;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&bytes)?;
+        total += enc.finish()?.len() as u64;
+    }
+    Ok(total)
+}

@@ -1,0 +1,271 @@
+//! The tools the app and its tests need, each checked and installed when
+//! missing: the wasm32 target, trunk, wasm-bindgen-cli, wasm-opt (npm
+//! `binaryen`), `playwright-core`, and Debian's Chromium with its driver.
+//!
+//! Versions are pinned here and in `Trunk.toml`; `check_trunk_pins` keeps
+//! the two and `Cargo.lock` in agreement.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+use crate::proc::{output, run, run_with_progress, shown, step};
+use crate::root;
+
+pub const TRUNK_REQ: &str = "~0.21";
+pub const TRUNK_PREFIX: &str = "trunk 0.21.";
+pub const BINARYEN: &str = "132.0.0";
+pub const PLAYWRIGHT: &str = "1.65.1";
+
+/// Where npm tools live: a folder that git ignores.
+pub fn tools_dir() -> PathBuf {
+    root().join(".tools")
+}
+
+fn cargo_bin() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"));
+    home.join("bin")
+}
+
+/// PATH with cargo's bin folder and the npm tools' bin folder in front.
+pub fn tool_path() -> std::ffi::OsString {
+    let mut dirs = vec![tools_dir().join("node_modules/.bin"), cargo_bin()];
+    if let Some(p) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&p));
+    }
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
+/// A command with the tool PATH set.
+pub fn tool(program: &str) -> Command {
+    let mut c = Command::new(program);
+    c.env("PATH", tool_path());
+    c
+}
+
+/// The wasm-bindgen version that Cargo.lock resolved.
+pub fn locked_wasm_bindgen() -> Result<String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).context("reading Cargo.lock")?;
+    let mut lines = lock.lines();
+    while let Some(l) = lines.next() {
+        if l.trim() == "name = \"wasm-bindgen\"" {
+            if let Some(v) = lines.next() {
+                if let Some(rest) = v.trim().strip_prefix("version = \"") {
+                    return Ok(rest.trim_end_matches('"').to_string());
+                }
+            }
+        }
+    }
+    bail!("Cargo.lock has no wasm-bindgen entry")
+}
+
+/// Trunk.toml must pin the same wasm-bindgen as Cargo.lock and the same wasm-opt as here.
+pub fn check_trunk_pins() -> Result<()> {
+    let want = locked_wasm_bindgen()?;
+    let trunk = std::fs::read_to_string(root().join("Trunk.toml")).context("reading Trunk.toml")?;
+    let pinned = trunk
+        .lines()
+        .find_map(|l| {
+            let l = l.trim();
+            l.strip_prefix("wasm_bindgen")
+                .and_then(|r| r.split('"').nth(1))
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    if pinned != want {
+        bail!("Trunk.toml [tools] wasm_bindgen is \"{pinned}\" but Cargo.lock has wasm-bindgen {want}; set wasm_bindgen = \"{want}\" in Trunk.toml");
+    }
+    let opt = format!("version_{}", BINARYEN.split('.').next().unwrap_or("132"));
+    if !trunk.contains(&format!("wasm_opt = \"{opt}\"")) {
+        bail!("Trunk.toml [tools] must say wasm_opt = \"{opt}\" to match npm binaryen@{BINARYEN}");
+    }
+    Ok(())
+}
+
+fn fail_install(tool: &str, version: &str, cmd: &Command, err: anyhow::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "installing {tool} {version} failed ({err}); run by hand: {}",
+        shown(cmd)
+    )
+}
+
+pub fn ensure_wasm_target() -> Result<()> {
+    let installed =
+        output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    if installed
+        .lines()
+        .any(|l| l.trim() == "wasm32-unknown-unknown")
+    {
+        step("wasm32-unknown-unknown target: present");
+        return Ok(());
+    }
+    step("wasm32-unknown-unknown target: installing");
+    let mut cmd = Command::new("rustup");
+    cmd.args(["target", "add", "wasm32-unknown-unknown"]);
+    run(&mut cmd)
+        .map_err(|e| fail_install("the wasm32-unknown-unknown target", "(rustup)", &cmd, e))
+}
+
+pub fn ensure_trunk() -> Result<()> {
+    let have = output(tool("trunk").arg("--version")).unwrap_or_default();
+    if have.trim().starts_with(TRUNK_PREFIX) {
+        step(&format!("trunk: {} present", have.trim()));
+        return Ok(());
+    }
+    step(&format!(
+        "trunk {TRUNK_REQ}: installing with cargo (about 10 minutes; progress below)"
+    ));
+    let mut cmd = tool("cargo");
+    cmd.args(["install", "trunk", "--version", TRUNK_REQ, "--locked"]);
+    run_with_progress(&mut cmd).map_err(|e| fail_install("trunk", TRUNK_REQ, &cmd, e))
+}
+
+pub fn ensure_wasm_bindgen() -> Result<()> {
+    let want = locked_wasm_bindgen()?;
+    let have = output(tool("wasm-bindgen").arg("--version")).unwrap_or_default();
+    if have.split_whitespace().nth(1) == Some(want.as_str()) {
+        step(&format!("wasm-bindgen-cli {want}: present"));
+        return Ok(());
+    }
+    step(&format!(
+        "wasm-bindgen-cli {want} (the version in Cargo.lock): installing with cargo (a few minutes)"
+    ));
+    // Not --locked: one of its locked dependencies is gone from the registry.
+    let mut cmd = tool("cargo");
+    cmd.args(["install", "wasm-bindgen-cli", "--version", &want, "--force"]);
+    run_with_progress(&mut cmd).map_err(|e| fail_install("wasm-bindgen-cli", &want, &cmd, e))
+}
+
+fn npm_package_version(name: &str) -> Option<String> {
+    let p = tools_dir()
+        .join("node_modules")
+        .join(name)
+        .join("package.json");
+    let text = std::fs::read_to_string(p).ok()?;
+    let i = text.find("\"version\"")?;
+    text[i..].split('"').nth(3).map(str::to_string)
+}
+
+/// wasm-opt (npm binaryen) and playwright-core, into `.tools/`.
+pub fn ensure_npm_tools() -> Result<()> {
+    let ok_b = npm_package_version("binaryen").as_deref() == Some(BINARYEN);
+    let ok_p = npm_package_version("playwright-core").as_deref() == Some(PLAYWRIGHT);
+    if ok_b && ok_p {
+        step(&format!(
+            "wasm-opt (npm binaryen@{BINARYEN}) and playwright-core@{PLAYWRIGHT}: present in .tools/"
+        ));
+        return Ok(());
+    }
+    step(&format!(
+        "npm binaryen@{BINARYEN} (wasm-opt) and playwright-core@{PLAYWRIGHT}: installing into .tools/"
+    ));
+    std::fs::create_dir_all(tools_dir()).context("creating .tools/")?;
+    let mut cmd = tool("npm");
+    cmd.arg("install")
+        .arg("--prefix")
+        .arg(tools_dir())
+        .args(["--no-audit", "--no-fund", "--no-save"])
+        .arg(format!("binaryen@{BINARYEN}"))
+        .arg(format!("playwright-core@{PLAYWRIGHT}"));
+    run_with_progress(&mut cmd).map_err(|e| {
+        fail_install(
+            "npm binaryen and playwright-core",
+            &format!("{BINARYEN} / {PLAYWRIGHT}"),
+            &cmd,
+            e,
+        )
+    })
+}
+
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// Debian's chromium and chromium-driver, for the browser tests.
+pub fn ensure_chromium() -> Result<()> {
+    if std::path::Path::new(CHROMIUM).exists() && std::path::Path::new(CHROMEDRIVER).exists() {
+        let v = output(Command::new(CHROMIUM).arg("--version")).unwrap_or_default();
+        step(&format!("chromium: {} present", v.trim()));
+        return Ok(());
+    }
+    step("chromium and chromium-driver: installing with apt-get (a few minutes)");
+    let sudo = !is_root();
+    let apt = |args: &[&str]| {
+        let mut c = if sudo {
+            let mut c = Command::new("sudo");
+            c.arg("-n").arg("apt-get");
+            c
+        } else {
+            Command::new("apt-get")
+        };
+        c.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        c
+    };
+    let mut install = apt(&[
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "chromium",
+        "chromium-driver",
+    ]);
+    if run_with_progress(&mut install).is_ok() {
+        return Ok(());
+    }
+    let mut update = apt(&["update"]);
+    run_with_progress(&mut update)
+        .map_err(|e| fail_install("apt package lists", "", &update, e))?;
+    let mut install = apt(&[
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "chromium",
+        "chromium-driver",
+    ]);
+    run_with_progress(&mut install)
+        .map_err(|e| fail_install("chromium and chromium-driver", "(Debian)", &install, e))
+}
+
+fn is_root() -> bool {
+    output(Command::new("id").arg("-u"))
+        .map(|s| s.trim() == "0")
+        .unwrap_or(false)
+}
+
+/// Everything `serve` and `dist` need.
+pub fn setup_build() -> Result<()> {
+    check_trunk_pins()?;
+    ensure_wasm_target()?;
+    ensure_npm_tools()?;
+    ensure_wasm_bindgen()?;
+    ensure_trunk()?;
+    Ok(())
+}
+
+/// Everything any command needs.
+pub fn setup_all() -> Result<()> {
+    setup_build()?;
+    ensure_chromium()?;
+    step("all tools present");
+    Ok(())
+}
+
+/// Environment for trunk: no update check (it cannot reach out from here).
+pub fn trunk_cmd() -> Command {
+    let mut c = tool("trunk");
+    c.current_dir(root())
+        .env("TRUNK_SKIP_VERSION_CHECK", "true")
+        .env("NO_COLOR", "true");
+    c
+}
+
+pub fn check_port_free(port: u16) -> Result<()> {
+    match std::net::TcpListener::bind(("127.0.0.1", port)) {
+        Ok(_) => Ok(()),
+        Err(e) => bail!(
+            "port {port} on 127.0.0.1 is already in use ({e}); stop whatever holds it or pass --port N"
+        ),
+    }
+}
