@@ -1,6 +1,48 @@
 //! folioscope-core: a deterministic model of the Linux page cache.
 //!
+//! The model follows Linux 6.18 function by function, and each module is
+//! named after the kernel file it models:
+//! - [`xarray`]: lib/xarray.c, the tree that indexes a file's folios;
+//! - [`page_cache`], [`folio`]: the `address_space` and its folios;
+//! - [`readahead`]: mm/readahead.c, `file_ra_state` and its windows;
+//! - [`fault`], [`fault_around`], [`memory`]: the mmap fault path of
+//!   mm/filemap.c and mm/memory.c;
+//! - [`filemap_read`]: buffered `read()`;
+//! - [`lru`], [`reclaim`]: the memory cgroup limit and its shadows.
+//!
+//! A [`Simulation`] takes accesses from a [`Pattern`] one step at a time and
+//! hands [`Event`]s to a sink; [`Summary`] reads the figures out, and
+//! [`Timeline`] jumps to any step from checkpoints.
+//!
 //! The crate does no I/O, reads no clock and knows nothing of browsers or
-//! terminals. Accesses go in, events and state come out.
+//! terminals: accesses go in, events and state come out. It keeps to
+//! integers and ordered containers, so the same inputs give the same state
+//! on x86-64 and wasm32.
 
+pub mod config;
+pub mod counters;
+pub mod event;
+pub mod fault;
+pub mod fault_around;
+pub mod filemap_read;
+pub mod folio;
+pub mod kernel;
+pub mod lru;
+pub mod machine;
+pub mod mapping;
+pub mod memory;
+pub mod page_cache;
+pub mod pattern;
+pub mod readahead;
+pub mod reclaim;
+pub mod sim;
+pub mod summary;
 pub mod xarray;
+
+pub use config::{Config, ConfigError, ConfigParts, Madvise, PageSize};
+pub use event::{Event, EventKind, EventSink, KFunc, NoEvents};
+pub use kernel::{Kernel, Patch, Variant};
+pub use machine::Machine;
+pub use pattern::{Access, Pattern};
+pub use sim::Simulation;
+pub use summary::{FolioRun, Summary};

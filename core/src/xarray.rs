@@ -35,6 +35,11 @@ pub use check::XaCheckError;
 pub use node::{NodeId, MAX_PAYLOAD, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
 pub use state::{XaState, XasNode};
 
+/// Decodes a raw slot, for the page cache's fast scans.
+pub fn decode_slot(slot: u64) -> Entry {
+    decode(slot)
+}
+
 use node::{decode, encode, is_node, is_sibling, is_value, node_of, sibling_of, Node, NIL};
 
 /// One slot's content, decoded.
@@ -126,7 +131,58 @@ pub struct XArray {
     head_marks: u8,
     nodes: Vec<Node>,
     free: Vec<NodeId>,
-    stats: Cell<XaStats>,
+    stats: StatCells,
+    /// Bumped whenever a node is allocated or freed, which is when a
+    /// remembered path may stop being the path.
+    generation: u64,
+    /// The leaf the last walk from the head ended in.
+    hint: Cell<LeafHint>,
+}
+
+/// A remembered walk: the leaf covering `base..base + 64`, found at
+/// `depth` nodes from the head while the tree had `generation`. A walk to
+/// an index in that range from the head would end in the same leaf, so the
+/// model may start there and count the `depth` visits the walk makes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LeafHint {
+    pub id: NodeId,
+    pub base: u64,
+    pub depth: u32,
+    pub generation: u64,
+    pub valid: bool,
+}
+
+/// The counters, one cell each, so that bumping one touches one word.
+#[derive(Clone, Debug, Default)]
+struct StatCells {
+    node_visits: Cell<u64>,
+    xas_load: Cell<u64>,
+    xas_next: Cell<u64>,
+    xas_prev: Cell<u64>,
+    xas_find: Cell<u64>,
+    xas_store: Cell<u64>,
+}
+
+/// Which counter to bump.
+#[derive(Clone, Copy)]
+pub enum Stat {
+    NodeVisit,
+    Load,
+    Next,
+    Prev,
+    Find,
+    Store,
+}
+
+/// What [`XArray::peek_present_run`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PresentRun {
+    /// The first index without a cached entry, or the limit.
+    pub end: u64,
+    /// Node visits of loading every index before `end`.
+    pub visits: u64,
+    /// Node visits of the load at `end`, when `end` is below the limit.
+    pub miss_visits: u64,
 }
 
 /// One node as the visualizer sees it.
@@ -154,17 +210,70 @@ impl XArray {
     }
 
     pub fn stats(&self) -> XaStats {
-        self.stats.get()
+        let c = &self.stats;
+        XaStats {
+            node_visits: c.node_visits.get(),
+            xas_load: c.xas_load.get(),
+            xas_next: c.xas_next.get(),
+            xas_prev: c.xas_prev.get(),
+            xas_find: c.xas_find.get(),
+            xas_store: c.xas_store.get(),
+        }
+    }
+
+    /// Puts the counters back, after work the kernel would not have done.
+    pub fn set_stats(&self, s: XaStats) {
+        let c = &self.stats;
+        c.node_visits.set(s.node_visits);
+        c.xas_load.set(s.xas_load);
+        c.xas_next.set(s.xas_next);
+        c.xas_prev.set(s.xas_prev);
+        c.xas_find.set(s.xas_find);
+        c.xas_store.set(s.xas_store);
     }
 
     pub fn reset_stats(&self) {
-        self.stats.set(XaStats::default());
+        self.set_stats(XaStats::default());
     }
 
-    fn bump(&self, f: impl FnOnce(&mut XaStats)) {
-        let mut s = self.stats.get();
-        f(&mut s);
-        self.stats.set(s);
+    /// The remembered leaf for `index`, if the tree has not changed shape.
+    #[inline]
+    pub(crate) fn leaf_hint(&self, index: u64) -> Option<LeafHint> {
+        let h = self.hint.get();
+        (h.valid
+            && h.generation == self.generation
+            && (index >> XA_CHUNK_SHIFT) == (h.base >> XA_CHUNK_SHIFT))
+            .then_some(h)
+    }
+
+    #[inline]
+    pub(crate) fn remember_leaf(&self, id: NodeId, index: u64, depth: u32) {
+        self.hint.set(LeafHint {
+            id,
+            base: index & !(XA_CHUNK_SIZE as u64 - 1),
+            depth,
+            generation: self.generation,
+            valid: true,
+        });
+    }
+
+    #[inline(always)]
+    pub(crate) fn bump_visits(&self, n: u64) {
+        let c = &self.stats.node_visits;
+        c.set(c.get() + n);
+    }
+
+    #[inline(always)]
+    pub fn bump(&self, which: Stat) {
+        let c = match which {
+            Stat::NodeVisit => &self.stats.node_visits,
+            Stat::Load => &self.stats.xas_load,
+            Stat::Next => &self.stats.xas_next,
+            Stat::Prev => &self.stats.xas_prev,
+            Stat::Find => &self.stats.xas_find,
+            Stat::Store => &self.stats.xas_store,
+        };
+        c.set(c.get() + 1);
     }
 
     /// `xa_load`: the entry at `index`, siblings resolved. Counted.
@@ -319,6 +428,16 @@ impl XArray {
     /// The entry at `index` with siblings resolved, and the index where that
     /// entry starts. Not counted as a lookup.
     pub fn peek(&self, index: u64) -> (Entry, u64) {
+        if let Some(h) = self.leaf_hint(index) {
+            let n = &self.nodes[h.id as usize];
+            let mut off = (index & node::XA_CHUNK_MASK) as usize;
+            let mut slot = n.slots[off];
+            if is_sibling(slot) {
+                off = sibling_of(slot);
+                slot = n.slots[off];
+            }
+            return (decode(slot), h.base + off as u64);
+        }
         let mut slot = self.head;
         if !is_node(slot) {
             return if index == 0 {
@@ -346,6 +465,69 @@ impl XArray {
         }
     }
 
+    /// Rewrites the payload of the pointer entry covering `index` in place
+    /// (its canonical slot; siblings only point there), with `f` given the
+    /// old payload. Not counted: the page cache changes a folio it holds,
+    /// it does not look it up. Returns the new payload, or None if no
+    /// pointer entry covers `index`.
+    pub fn peek_modify_pointer(&mut self, index: u64, f: impl FnOnce(u64) -> u64) -> Option<u64> {
+        if let Some(h) = self.leaf_hint(index) {
+            let n = &mut self.nodes[h.id as usize];
+            let mut off = (index & node::XA_CHUNK_MASK) as usize;
+            if is_sibling(n.slots[off]) {
+                off = sibling_of(n.slots[off]);
+            }
+            let Entry::Pointer(p) = decode(n.slots[off]) else {
+                return None;
+            };
+            let new = f(p);
+            n.slots[off] = encode(Entry::Pointer(new));
+            return Some(new);
+        }
+        let head = self.head;
+        if !is_node(head) {
+            if let (0, Entry::Pointer(p)) = (index, decode(head)) {
+                let new = f(p);
+                debug_assert!(new <= MAX_PAYLOAD && new != 0);
+                self.head = encode(Entry::Pointer(new));
+                return Some(new);
+            }
+            return None;
+        }
+        let mut id = node_of(head);
+        if (index >> self.nodes[id as usize].shift) > node::XA_CHUNK_MASK {
+            return None;
+        }
+        loop {
+            let n = &self.nodes[id as usize];
+            let mut off = ((index >> n.shift) & node::XA_CHUNK_MASK) as usize;
+            let mut slot = n.slots[off];
+            if is_sibling(slot) {
+                off = sibling_of(slot);
+                slot = n.slots[off];
+            }
+            if is_node(slot) {
+                id = node_of(slot);
+                continue;
+            }
+            let Entry::Pointer(p) = decode(slot) else {
+                return None;
+            };
+            let new = f(p);
+            debug_assert!(new <= MAX_PAYLOAD && new != 0);
+            // Same kind of entry, so no summary bit changes.
+            self.nodes[id as usize].slots[off] = encode(Entry::Pointer(new));
+            return Some(new);
+        }
+    }
+
+    /// The slots of leaf node `id` with the sibling mask, for fast scans
+    /// over order-0 entries. None if `id` is not a leaf.
+    pub(crate) fn leaf_slots(&self, id: NodeId) -> Option<(&[u64; XA_CHUNK_SIZE], u64)> {
+        let n = self.nodes.get(id as usize)?;
+        (n.shift == 0).then_some((&n.slots, n.present & !n.canon))
+    }
+
     /// The depth (number of nodes walked) at which `index`'s slot lives.
     pub fn peek_depth(&self, index: u64) -> u32 {
         let mut slot = self.head;
@@ -367,72 +549,108 @@ impl XArray {
     }
 
     /// The first index in `[from, limit)` that holds no pointer entry (NULL
-    /// or a value), or `limit`; and the node visits that a page-by-page
-    /// `xa_load` of the skipped indices would have made. Not counted itself:
-    /// the caller adds the returned visits, as the kernel would have made them.
-    pub fn peek_present_run(&self, from: u64, limit: u64) -> (u64, u64) {
+    /// or a value), or `limit`; the node visits that a page-by-page
+    /// `xa_load` of the skipped indices would have made; and the visits of
+    /// the load that finds the gap. Not counted itself: the caller adds
+    /// the visits, as the kernel would have made them.
+    pub fn peek_present_run(&self, from: u64, limit: u64) -> PresentRun {
+        let mut run = PresentRun {
+            end: from,
+            visits: 0,
+            miss_visits: 0,
+        };
         if from >= limit {
-            return (from, 0);
+            return run;
         }
         let head = self.head;
         if !is_node(head) {
             if from == 0 && head != 0 && !is_value(head) {
-                return (1.min(limit), 0);
+                run.end = 1.min(limit);
             }
-            return (from, 0);
+            return run;
         }
         let root = node_of(head);
         if (from >> self.nodes[root as usize].shift) > node::XA_CHUNK_MASK {
-            return (from, 0);
+            return run;
         }
-        let mut visits = 0;
-        let end = self.run_in(root, 1, from, limit, &mut visits);
-        (end, visits)
+        let mut from = from;
+        if let Some(h) = self.leaf_hint(from) {
+            // Start in the remembered leaf; go back to the head only if the
+            // run goes on past it.
+            let leaf_end = h.base + XA_CHUNK_SIZE as u64;
+            let end = self.run_in(h.id, h.depth as u64, from, limit, &mut run);
+            if end < leaf_end.min(limit) || end >= limit {
+                run.end = end;
+                return run;
+            }
+            from = leaf_end;
+            if (from >> self.nodes[root as usize].shift) > node::XA_CHUNK_MASK {
+                // Past the top of the tree: the load there visits nothing.
+                run.end = from;
+                run.miss_visits = 0;
+                return run;
+            }
+        }
+        run.end = self.run_in(root, 1, from, limit, &mut run);
+        run
     }
 
     /// Scans node `id` (at `depth`) from `from`; returns the first absent
     /// index, or the end of the node's range (clamped to `limit`).
-    fn run_in(&self, id: NodeId, depth: u64, from: u64, limit: u64, visits: &mut u64) -> u64 {
+    fn run_in(&self, id: NodeId, depth: u64, from: u64, limit: u64, run: &mut PresentRun) -> u64 {
         let n = &self.nodes[id as usize];
         let shift = n.shift as u32;
         let base = from & !node_span_mask(n.shift);
-        let node_end = base
-            .saturating_add(node_span_mask(n.shift))
-            .saturating_add(1);
+        let slot_start = |k: usize| base + ((k as u64) << shift);
         let mut off = ((from >> shift) & node::XA_CHUNK_MASK) as usize;
         let mut pos = from;
+        // Slots that are wholly cached: entries, and full leaves below.
+        let leaves = n.children & n.full;
+        let solid = (n.present & !n.children) | leaves;
         while off < XA_CHUNK_SIZE && pos < limit {
-            // Skip a run of present slots that hold entries, not child nodes.
-            let present = n.present >> off;
-            if present & 1 == 0 {
-                return pos;
-            }
-            let slot = n.slots[off];
-            if is_node(slot) {
-                let child_end = self.run_in(node_of(slot), depth + 1, pos, limit, visits);
-                let slot_end = base + ((off as u64 + 1) << shift);
-                if child_end < slot_end.min(limit) {
-                    return child_end;
+            let len = ((solid >> off).trailing_ones() as usize).min(XA_CHUNK_SIZE - off);
+            if len > 0 {
+                let end = slot_start(off + len).min(limit);
+                // Only the slots that start before `end` are walked.
+                let used = (((end - 1 - slot_start(off)) >> shift) + 1) as usize;
+                // Entries here cost `depth` visits a page, full leaves one more.
+                let mut extra = 0;
+                let mask = if used == 64 {
+                    u64::MAX
+                } else {
+                    ((1u64 << used) - 1) << off
+                };
+                let in_run = leaves & mask;
+                if in_run != 0 {
+                    extra = (in_run.count_ones() as u64) << shift;
+                    if leaves & (1 << off) != 0 {
+                        extra -= pos - slot_start(off);
+                    }
+                    let last = off + used - 1;
+                    if leaves & (1 << last) != 0 {
+                        extra -= slot_start(last + 1) - end.max(slot_start(last));
+                    }
                 }
-                pos = slot_end.min(limit);
-                off += 1;
+                run.visits += (end - pos) * depth + extra;
+                pos = end;
+                off += len;
                 continue;
             }
-            // A run of entry slots (pointers and their siblings), all at this depth.
-            let mut run = present.trailing_ones() as usize;
-            // Child nodes inside the run must be walked on their own.
-            for k in 0..run {
-                if is_node(n.slots[off + k]) {
-                    run = k;
-                    break;
-                }
+            if (n.present >> off) & 1 == 0 {
+                run.miss_visits = depth;
+                return pos;
             }
-            let run_end = (base + (((off + run) as u64) << shift)).min(limit);
-            *visits += (run_end - pos) * depth;
-            pos = run_end;
-            off += run;
+            // A child node that is not a full leaf: walk it.
+            let slot = n.slots[off];
+            let slot_end = slot_start(off + 1);
+            let child_end = self.run_in(node_of(slot), depth + 1, pos, limit, run);
+            if child_end < slot_end.min(limit) {
+                return child_end;
+            }
+            pos = slot_end.min(limit);
+            off += 1;
         }
-        pos.min(node_end).min(limit)
+        pos.min(limit)
     }
 
     /// Every present entry (pointer or value) in index order, with its first
@@ -543,6 +761,7 @@ impl XArray {
     // ---- arena ----
 
     fn alloc(&mut self, shift: u8, parent: NodeId, offset: u8) -> NodeId {
+        self.generation += 1;
         let node = Node::new(shift, parent, offset);
         if let Some(id) = self.free.pop() {
             self.nodes[id as usize] = node;
@@ -554,14 +773,33 @@ impl XArray {
     }
 
     fn release(&mut self, id: NodeId) {
+        self.generation += 1;
         let n = &mut self.nodes[id as usize];
         n.count = 0;
         n.nr_values = 0;
         n.present = 0;
+        n.children = 0;
+        n.full = 0;
+        n.canon = 0;
         n.slots = [0; XA_CHUNK_SIZE];
         n.marks = [0; 3];
         n.parent = NIL;
         self.free.push(id);
+    }
+
+    /// Keeps the parent's `full` summary in step with a leaf's slots.
+    fn sync_full(&mut self, id: NodeId) {
+        let n = &self.nodes[id as usize];
+        if n.shift != 0 || n.parent == NIL {
+            return;
+        }
+        let (parent, bit, full) = (n.parent, 1u64 << n.offset, n.present == u64::MAX);
+        let p = &mut self.nodes[parent as usize];
+        if full {
+            p.full |= bit;
+        } else {
+            p.full &= !bit;
+        }
     }
 
     fn node(&self, id: NodeId) -> &Node {

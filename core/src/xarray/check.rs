@@ -93,6 +93,7 @@ impl XArray {
         let mut count = 0u32;
         let mut values = 0u32;
         let mut present = 0u64;
+        let mut children = 0u64;
         let mut marks_here = 0u8;
         let mut off = 0;
         while off < XA_CHUNK_SIZE {
@@ -117,6 +118,7 @@ impl XArray {
                 }
             }
             if is_node(slot) {
+                children |= 1 << off;
                 if n.shift == 0 {
                     return fail(format!("leaf node {id} holds a node at slot {off}"));
                 }
@@ -197,6 +199,41 @@ impl XArray {
             return fail(format!(
                 "node {id}: nr_values {} but {values} value slots",
                 n.nr_values
+            ));
+        }
+        let mut canon = 0u64;
+        for off in 0..XA_CHUNK_SIZE {
+            let slot = n.slots[off];
+            if slot != 0 && !is_sibling(slot) {
+                canon |= 1 << off;
+            }
+        }
+        if canon != n.canon {
+            return fail(format!(
+                "node {id}: canon summary {:#x} but slots say {canon:#x}",
+                n.canon
+            ));
+        }
+        let mut full = 0u64;
+        for off in 0..XA_CHUNK_SIZE {
+            let slot = n.slots[off];
+            if is_node(slot) {
+                let c = self.node(node_of(slot));
+                if c.shift == 0 && c.present == u64::MAX {
+                    full |= 1 << off;
+                }
+            }
+        }
+        if full != n.full {
+            return fail(format!(
+                "node {id}: full summary {:#x} but children say {full:#x}",
+                n.full
+            ));
+        }
+        if children != n.children {
+            return fail(format!(
+                "node {id}: children summary {:#x} but slots say {children:#x}",
+                n.children
             ));
         }
         if present != n.present {

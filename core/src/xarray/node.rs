@@ -62,6 +62,12 @@ pub fn is_sibling(slot: u64) -> bool {
     slot & TAG_MASK == TAG_SIBLING
 }
 
+/// `xa_is_internal`: a sibling, a node or a retry entry.
+#[inline]
+pub fn is_internal_slot(slot: u64) -> bool {
+    matches!(slot & TAG_MASK, TAG_SIBLING | TAG_NODE | TAG_RETRY)
+}
+
 #[inline]
 pub fn is_value(slot: u64) -> bool {
     slot & TAG_MASK == TAG_VALUE
@@ -92,6 +98,14 @@ pub struct Node {
     pub nr_values: u8,
     pub parent: NodeId,
     pub present: u64,
+    /// This model's own summary: bit i is set when slot i holds a node.
+    pub children: u64,
+    /// This model's own summary: bit i is set when slot i holds anything
+    /// but NULL or a sibling, the slots `xas_find` stops at.
+    pub canon: u64,
+    /// This model's own summary: bit i is set when slot i holds a leaf
+    /// node whose 64 slots all hold cached entries.
+    pub full: u64,
     pub marks: [u64; XA_MAX_MARKS],
     pub slots: [u64; XA_CHUNK_SIZE],
 }
@@ -105,6 +119,9 @@ impl Node {
             nr_values: 0,
             parent,
             present: 0,
+            children: 0,
+            full: 0,
+            canon: 0,
             marks: [0; XA_MAX_MARKS],
             slots: [0; XA_CHUNK_SIZE],
         }
@@ -121,6 +138,18 @@ impl Node {
         } else {
             self.present &= !bit;
         }
+        if is_node(slot) {
+            self.children |= bit;
+        } else {
+            self.children &= !bit;
+        }
+        if slot != 0 && !is_sibling(slot) {
+            self.canon |= bit;
+        } else {
+            self.canon &= !bit;
+        }
+        // A new child starts out not full; `XArray::sync_full` says otherwise.
+        self.full &= !bit;
     }
 
     #[inline]

@@ -6,10 +6,10 @@
 //! creates, fills and frees nodes and fixes `count` and `nr_values`.
 
 use super::node::{
-    decode, encode, is_node, is_sibling, node_of, sibling_of, NodeId, NIL, XA_CHUNK_MASK,
-    XA_CHUNK_SHIFT, XA_CHUNK_SIZE,
+    decode, encode, is_internal_slot, is_node, is_sibling, node_of, sibling_of, NodeId, NIL,
+    XA_CHUNK_MASK, XA_CHUNK_SHIFT, XA_CHUNK_SIZE,
 };
-use super::{Entry, XArray, XaMark};
+use super::{Entry, Stat, XArray, XaMark};
 
 /// Where the cursor stands: the kernel's `xa_node` field with its special
 /// values `NULL` (the head), `XAS_RESTART` and `XAS_BOUNDS`.
@@ -88,7 +88,7 @@ impl XaState {
     #[inline]
     fn enter(&mut self, xa: &XArray, id: NodeId) {
         if self.node != XasNode::Node(id) {
-            xa.bump(|s| s.node_visits += 1);
+            xa.bump(Stat::NodeVisit);
         }
         self.node = XasNode::Node(id);
     }
@@ -139,23 +139,68 @@ impl XaState {
 
     /// `xas_load`.
     pub fn load(&mut self, xa: &XArray) -> Entry {
-        xa.bump(|s| s.xas_load += 1);
+        xa.bump(Stat::Load);
         self.load_uncounted_call(xa)
     }
 
     fn load_uncounted_call(&mut self, xa: &XArray) -> Entry {
-        let mut entry = self.start(xa);
-        while let Entry::Node(id) = entry {
-            let shift = xa.node(id).shift;
-            if self.shift > shift {
-                break;
-            }
-            entry = self.descend(xa, id);
-            if shift == 0 {
-                break;
+        // A walk from the head to a remembered leaf: start there, and
+        // count the nodes the walk would have entered.
+        if self.shift == 0 && self.invalid() {
+            if let Some(h) = xa.leaf_hint(self.index) {
+                xa.bump_visits(h.depth as u64);
+                self.node = XasNode::Node(h.id);
+                let n = xa.node(h.id);
+                let mut offset = (self.index & XA_CHUNK_MASK) as usize;
+                let mut slot = n.slots[offset];
+                if is_sibling(slot) {
+                    offset = sibling_of(slot);
+                    slot = n.slots[offset];
+                }
+                self.offset = offset as u8;
+                return decode(slot);
             }
         }
-        entry
+        let from_top = self.invalid();
+        let entry = self.start(xa);
+        let Entry::Node(mut id) = entry else {
+            return entry;
+        };
+        let mut depth = 0u32;
+        // The walk down works on raw slots and decodes once at the end:
+        // this is the model's hottest loop.
+        loop {
+            let n = xa.node(id);
+            if self.shift > n.shift {
+                return Entry::Node(id);
+            }
+            let mut offset = ((self.index >> n.shift) & XA_CHUNK_MASK) as usize;
+            let mut slot = n.slots[offset];
+            if self.node != XasNode::Node(id) {
+                xa.bump(Stat::NodeVisit);
+                self.node = XasNode::Node(id);
+            }
+            depth += 1;
+            if is_sibling(slot) {
+                offset = sibling_of(slot);
+                slot = n.slots[offset];
+                if n.shift != 0 && is_node(slot) {
+                    self.offset = offset as u8;
+                    return Entry::Retry;
+                }
+            }
+            self.offset = offset as u8;
+            if n.shift == 0 {
+                if from_top {
+                    xa.remember_leaf(id, self.index, depth);
+                }
+                return decode(slot);
+            }
+            if !is_node(slot) {
+                return decode(slot);
+            }
+            id = node_of(slot);
+        }
     }
 
     /// `xas_reload`: the entry at the cursor, without a walk.
@@ -187,7 +232,7 @@ impl XaState {
 
     /// `xas_next`: the entry at index + 1 (raw: may be a sibling).
     pub fn next(&mut self, xa: &XArray) -> Entry {
-        xa.bump(|s| s.xas_next += 1);
+        xa.bump(Stat::Next);
         if let XasNode::Node(id) = self.node {
             let n = xa.node(id);
             if n.shift == 0 && (self.offset as u64) != XA_CHUNK_MASK {
@@ -237,7 +282,7 @@ impl XaState {
 
     /// `xas_prev`: the entry at index - 1 (raw: may be a sibling).
     pub fn prev(&mut self, xa: &XArray) -> Entry {
-        xa.bump(|s| s.xas_prev += 1);
+        xa.bump(Stat::Prev);
         if let XasNode::Node(id) = self.node {
             let n = xa.node(id);
             if n.shift == 0 && self.offset != 0 {
@@ -292,7 +337,7 @@ impl XaState {
 
     /// `xas_find`: the next present entry at or after the cursor, up to `max`.
     pub fn find(&mut self, xa: &XArray, max: u64) -> Entry {
-        xa.bump(|s| s.xas_find += 1);
+        xa.bump(Stat::Find);
         if self.node == XasNode::Bounds {
             return Entry::Empty;
         }
@@ -354,8 +399,22 @@ impl XaState {
                 self.offset = offset as u8;
                 return decode(slot);
             }
-            offset += 1;
-            self.move_index(xa.node(id).shift, offset);
+            // Step over the NULL and sibling slots in one go, stopping
+            // where the kernel's slot-by-slot walk would: at the next slot
+            // that holds something, at the node's end, or just past `max`.
+            let n = xa.node(id);
+            let ahead = (n.canon >> offset) & !1;
+            let mut next = if ahead == 0 {
+                XA_CHUNK_SIZE
+            } else {
+                offset + ahead.trailing_zeros() as usize
+            };
+            let bits = n.shift as u32 + XA_CHUNK_SHIFT as u32;
+            if bits >= 64 || (max >> bits) == (self.index >> bits) {
+                next = next.min(((max >> n.shift) & XA_CHUNK_MASK) as usize + 1);
+            }
+            offset = next.max(offset + 1);
+            self.move_index(n.shift, offset);
         }
         self.offset = offset.min(255) as u8;
         Entry::Empty
@@ -370,15 +429,14 @@ impl XaState {
                     if self.index >= max || self.offset as u64 == XA_CHUNK_MASK {
                         return self.find(xa, max);
                     }
-                    let slot = n.slots[self.offset as usize + 1];
-                    let e = decode(slot);
-                    if e.is_internal() {
+                    let slot = n.slots[(self.offset as usize + 1) & (XA_CHUNK_SIZE - 1)];
+                    if is_internal_slot(slot) {
                         return self.find(xa, max);
                     }
                     self.offset += 1;
                     self.index += 1;
-                    if !e.is_empty() {
-                        return e;
+                    if slot != 0 {
+                        return decode(slot);
                     }
                 }
             }
@@ -388,7 +446,7 @@ impl XaState {
 
     /// `xas_find_marked`: the next entry at or after the cursor carrying `mark`.
     pub fn find_marked(&mut self, xa: &XArray, max: u64, mark: XaMark) -> Entry {
-        xa.bump(|s| s.xas_find += 1);
+        xa.bump(Stat::Find);
         let m = mark as usize;
         if self.index > max {
             return self.set_bounds();
@@ -654,6 +712,7 @@ impl XaState {
                 let o = xa.node_mut(old);
                 o.offset = 0;
                 o.parent = id;
+                xa.sync_full(old);
             }
             head = Entry::Node(id);
             xa.set_head(head);
@@ -720,7 +779,7 @@ impl XaState {
     /// `xas_store`: stores `entry` (over `sibs + 1` slots for a multi-index
     /// state) and returns the entry that was there first.
     pub fn store(&mut self, xa: &mut XArray, entry: Entry) -> Entry {
-        xa.bump(|s| s.xas_store += 1);
+        xa.bump(Stat::Store);
         let mut first = if !entry.is_empty() {
             let allow_root = !entry.is_node();
             self.create(xa, allow_root)
@@ -791,6 +850,9 @@ impl XaState {
             }
         }
         self.update_node(xa, node, count, values);
+        if node != NIL && xa.node(node).count != 0 {
+            xa.sync_full(node);
+        }
         ret
     }
 

@@ -488,21 +488,23 @@ fn present_run_counts_the_visits_of_page_by_page_loads() {
     xa.store_order(512, 9, Entry::Pointer(2));
     xa.store(310, Entry::Value(3));
     // Loads of 0..299 each visit root and leaf.
-    let (end, visits) = xa.peek_present_run(0, 1024);
-    assert_eq!(end, 300);
-    assert_eq!(visits, 300 * 2);
-    let (end, visits) = xa.peek_present_run(512, 2000);
-    assert_eq!(end, 1024);
-    assert_eq!(visits, 512);
-    let (end, _) = xa.peek_present_run(310, 400);
-    assert_eq!(end, 310, "a shadow is not a cached folio");
+    let run = xa.peek_present_run(0, 1024);
+    assert_eq!(run.end, 300);
+    assert_eq!(run.visits, 300 * 2);
+    assert_eq!(run.miss_visits, 2);
+    let run = xa.peek_present_run(512, 2000);
+    assert_eq!(run.end, 1024);
+    assert_eq!(run.visits, 512);
+    assert_eq!(run.miss_visits, 1, "1024 is an empty slot of the root");
+    let run = xa.peek_present_run(310, 400);
+    assert_eq!(run.end, 310, "a shadow is not a cached folio");
     let mut counted = 0;
     xa.reset_stats();
     for i in 100..300 {
         assert_ne!(xa.load(i), Entry::Empty);
     }
     counted += xa.stats().node_visits;
-    assert_eq!(xa.peek_present_run(100, 300).1, counted);
+    assert_eq!(xa.peek_present_run(100, 300).visits, counted);
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -520,6 +522,8 @@ mod prop {
             payload: u64,
         },
         Erase(u64),
+        /// Order-0 pointers over a whole leaf, to make full leaves.
+        Fill(u64),
         SetMark(u64, u8),
         ClearMark(u64, u8),
     }
@@ -533,6 +537,7 @@ mod prop {
                 payload: p
             }),
             2 => (0u64..5000).prop_map(Op::Erase),
+            1 => (0u64..80).prop_map(|l| Op::Fill(l * 64)),
             1 => (0u64..5000, 0u8..3).prop_map(|(i, m)| Op::SetMark(i, m)),
             1 => (0u64..5000, 0u8..3).prop_map(|(i, m)| Op::ClearMark(i, m)),
         ]
@@ -568,6 +573,14 @@ mod prop {
                         }
                         xa.store_order(index, order, e);
                         model.insert(index, (order, e, 0));
+                    }
+                    Op::Fill(start) => {
+                        for i in start..start + 64 {
+                            if covering(&model, i).is_none() {
+                                xa.store(i, Entry::Pointer(1));
+                                model.insert(i, (0, Entry::Pointer(1), 0));
+                            }
+                        }
                     }
                     Op::Erase(i) => {
                         let old = xa.erase(i);
@@ -605,12 +618,26 @@ mod prop {
                     prop_assert_eq!(xa.get_mark(i, XaMark::ALL[m as usize]), w);
                 }
             }
-            // The present-run scan agrees with loading page by page.
+            // The present-run scan agrees with loading page by page, in
+            // where it stops and in the visits those loads make.
             for from in (0..6000u64).step_by(97) {
-                let (end, _) = xa.peek_present_run(from, 6000);
-                let mut i = from;
-                while i < 6000 && matches!(covering(&model, i), Some((_, _, Entry::Pointer(_), _))) { i += 1; }
-                prop_assert_eq!(end, i, "from {}", from);
+                for limit in [from + 1, from + 700, 6000] {
+                    let run = xa.peek_present_run(from, limit);
+                    let mut i = from;
+                    let before = xa.stats().node_visits;
+                    while i < limit && matches!(covering(&model, i), Some((_, _, Entry::Pointer(_), _))) {
+                        xa.load(i);
+                        i += 1;
+                    }
+                    let visits = xa.stats().node_visits - before;
+                    prop_assert_eq!(run.end, i, "from {}", from);
+                    prop_assert_eq!(run.visits, visits, "from {} limit {}", from, limit);
+                    if i < limit {
+                        let before = xa.stats().node_visits;
+                        xa.load(i);
+                        prop_assert_eq!(run.miss_visits, xa.stats().node_visits - before, "miss at {}", i);
+                    }
+                }
             }
         }
     }

@@ -1,0 +1,286 @@
+//! What the model tells the outside world: one [`Event`] per change, each
+//! naming the kernel function that made it.
+//!
+//! Events are small `Copy` values so that emitting them is cheap; a run
+//! that needs none passes [`NoEvents`] and the compiler drops them.
+
+/// The kernel functions the model is made of, by their kernel names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KFunc {
+    HandleMmFault,
+    DoReadFault,
+    DoFaultAround,
+    FilemapMapPages,
+    FilemapMapPmd,
+    DoSetPmd,
+    FinishFault,
+    FilemapFault,
+    DoSyncMmapReadahead,
+    DoAsyncMmapReadahead,
+    PageCacheSyncRa,
+    PageCacheAsyncRa,
+    PageCacheRaOrder,
+    PageCacheRaUnbounded,
+    ForcePageCacheRa,
+    ReadPages,
+    FilemapAddFolio,
+    FilemapGetFolio,
+    FilemapReadFolio,
+    FilemapRead,
+    FilemapGetPages,
+    FilemapCreateFolio,
+    FilemapReadahead,
+    ShrinkFolioList,
+    WorkingsetRefault,
+    MmAccountFault,
+    ShmemFileReadIter,
+    ShmemGetFolio,
+    Madvise,
+}
+
+impl KFunc {
+    pub const fn name(self) -> &'static str {
+        match self {
+            KFunc::HandleMmFault => "handle_mm_fault",
+            KFunc::DoReadFault => "do_read_fault",
+            KFunc::DoFaultAround => "do_fault_around",
+            KFunc::FilemapMapPages => "filemap_map_pages",
+            KFunc::FilemapMapPmd => "filemap_map_pmd",
+            KFunc::DoSetPmd => "do_set_pmd",
+            KFunc::FinishFault => "finish_fault",
+            KFunc::FilemapFault => "filemap_fault",
+            KFunc::DoSyncMmapReadahead => "do_sync_mmap_readahead",
+            KFunc::DoAsyncMmapReadahead => "do_async_mmap_readahead",
+            KFunc::PageCacheSyncRa => "page_cache_sync_ra",
+            KFunc::PageCacheAsyncRa => "page_cache_async_ra",
+            KFunc::PageCacheRaOrder => "page_cache_ra_order",
+            KFunc::PageCacheRaUnbounded => "page_cache_ra_unbounded",
+            KFunc::ForcePageCacheRa => "force_page_cache_ra",
+            KFunc::ReadPages => "read_pages",
+            KFunc::FilemapAddFolio => "filemap_add_folio",
+            KFunc::FilemapGetFolio => "filemap_get_folio",
+            KFunc::FilemapReadFolio => "filemap_read_folio",
+            KFunc::FilemapRead => "filemap_read",
+            KFunc::FilemapGetPages => "filemap_get_pages",
+            KFunc::FilemapCreateFolio => "filemap_create_folio",
+            KFunc::FilemapReadahead => "filemap_readahead",
+            KFunc::ShrinkFolioList => "shrink_folio_list",
+            KFunc::WorkingsetRefault => "workingset_refault",
+            KFunc::MmAccountFault => "mm_account_fault",
+            KFunc::ShmemFileReadIter => "shmem_file_read_iter",
+            KFunc::ShmemGetFolio => "shmem_get_folio",
+            KFunc::Madvise => "madvise",
+        }
+    }
+}
+
+/// Why `mmap_miss` moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MissCause {
+    /// A page-cache miss in `do_sync_mmap_readahead`.
+    CacheMiss,
+    /// A cache hit in `do_async_mmap_readahead`.
+    CacheHit,
+    /// Pages mapped by fault-around, counted as hits.
+    FaultAroundHits { pages: u32 },
+    /// A PMD mapping counted as a hit (a variant toggle).
+    PmdHit,
+}
+
+/// Why a fault read no readahead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NoRaReason {
+    /// `mmap_miss > MMAP_LOTSAMISS`.
+    LotsaMiss,
+    /// VM_RAND_READ on the mapping (or FMODE_RANDOM on the file).
+    RandRead,
+    /// `ra_pages` is zero.
+    NoRaPages,
+}
+
+/// How a fault attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FaultOutcome {
+    /// Fault-around mapped the address: VM_FAULT_NOPAGE.
+    NoPage,
+    /// `filemap_fault` found or read the folio and `finish_fault` mapped it.
+    Locked,
+    /// The mmap lock was dropped for I/O: VM_FAULT_RETRY.
+    Retry,
+}
+
+/// The window `page_cache_ra_order` or `page_cache_ra_unbounded` was asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RaWindow {
+    pub start: u64,
+    pub size: u64,
+    pub async_size: u64,
+    pub order: u8,
+}
+
+/// One change the model made, with the kernel function that made it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// A process touched a page through the mapping and faulted.
+    FaultStart { page: u64, tried: bool },
+    /// One attempt of the fault ended.
+    FaultAttempt {
+        func: KFunc,
+        page: u64,
+        outcome: FaultOutcome,
+        major: bool,
+    },
+    /// `mm_account_fault` counted the fault.
+    FaultAccounted { page: u64, major: bool },
+    /// A folio entered the page cache, locked and not yet uptodate.
+    FolioAdded { func: KFunc, index: u64, order: u8 },
+    /// A folio's read completed: uptodate, unlocked.
+    FolioUptodate { index: u64, order: u8 },
+    /// PG_readahead set or cleared.
+    ReadaheadFlag { func: KFunc, index: u64, set: bool },
+    /// The readahead window in `file_ra_state` changed.
+    Window { func: KFunc, window: RaWindow },
+    /// `mmap_miss` changed.
+    MmapMiss {
+        func: KFunc,
+        old: u16,
+        new: u16,
+        cause: MissCause,
+    },
+    /// The fault path decided to read no readahead.
+    NoReadahead {
+        func: KFunc,
+        reason: NoRaReason,
+        mmap_miss: u16,
+    },
+    /// PTEs mapped for `nr` pages from `first`.
+    PtesMapped { func: KFunc, first: u64, nr: u32 },
+    /// A PMD mapping of the PMD-sized folio at `index`.
+    PmdMapped { func: KFunc, index: u64 },
+    /// I/O submitted for `nr` pages from `first` (`read_pages` or `read_folio`).
+    IoSubmitted { func: KFunc, first: u64, nr: u32 },
+    /// A `read()` call of `len` bytes at `offset`.
+    ReadCall { offset: u64, len: u64 },
+    /// Bytes copied out of the page cache by `filemap_read`.
+    Copied { offset: u64, len: u64 },
+    /// Reclaim evicted a folio and left a shadow entry.
+    Evicted { index: u64, order: u8 },
+    /// A refault of a recently evicted folio: it comes back as workingset.
+    Refault { index: u64, order: u8 },
+}
+
+impl Event {
+    /// The kernel function that made the change.
+    pub fn func(&self) -> KFunc {
+        match *self {
+            Event::FaultStart { .. } => KFunc::HandleMmFault,
+            Event::FaultAttempt { func, .. } => func,
+            Event::FaultAccounted { .. } => KFunc::MmAccountFault,
+            Event::FolioAdded { func, .. } => func,
+            Event::FolioUptodate { .. } => KFunc::ReadPages,
+            Event::ReadaheadFlag { func, .. } => func,
+            Event::Window { func, .. } => func,
+            Event::MmapMiss { func, .. } => func,
+            Event::NoReadahead { func, .. } => func,
+            Event::PtesMapped { func, .. } => func,
+            Event::PmdMapped { func, .. } => func,
+            Event::IoSubmitted { func, .. } => func,
+            Event::ReadCall { .. } => KFunc::FilemapRead,
+            Event::Copied { .. } => KFunc::FilemapRead,
+            Event::Evicted { .. } => KFunc::ShrinkFolioList,
+            Event::Refault { .. } => KFunc::WorkingsetRefault,
+        }
+    }
+
+    /// A coarse kind, for filters and "jump to next" in the timeline.
+    pub fn kind(&self) -> EventKind {
+        match *self {
+            Event::FaultStart { .. } | Event::FaultAttempt { .. } => EventKind::Fault,
+            Event::FaultAccounted { major: true, .. } => EventKind::MajorFault,
+            Event::FaultAccounted { major: false, .. } => EventKind::MinorFault,
+            Event::FolioAdded { .. } | Event::FolioUptodate { .. } => EventKind::Folio,
+            Event::ReadaheadFlag { .. } | Event::Window { .. } | Event::NoReadahead { .. } => {
+                EventKind::Readahead
+            }
+            Event::MmapMiss { .. } => EventKind::MmapMiss,
+            Event::PtesMapped { .. } | Event::PmdMapped { .. } => EventKind::Map,
+            Event::IoSubmitted { .. } => EventKind::Io,
+            Event::ReadCall { .. } | Event::Copied { .. } => EventKind::Read,
+            Event::Evicted { .. } | Event::Refault { .. } => EventKind::Reclaim,
+        }
+    }
+}
+
+/// Coarse event kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    Fault,
+    MajorFault,
+    MinorFault,
+    Folio,
+    Readahead,
+    MmapMiss,
+    Map,
+    Io,
+    Read,
+    Reclaim,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 10] = [
+        EventKind::Fault,
+        EventKind::MajorFault,
+        EventKind::MinorFault,
+        EventKind::Folio,
+        EventKind::Readahead,
+        EventKind::MmapMiss,
+        EventKind::Map,
+        EventKind::Io,
+        EventKind::Read,
+        EventKind::Reclaim,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            EventKind::Fault => "fault",
+            EventKind::MajorFault => "major",
+            EventKind::MinorFault => "minor",
+            EventKind::Folio => "folio",
+            EventKind::Readahead => "readahead",
+            EventKind::MmapMiss => "mmap_miss",
+            EventKind::Map => "map",
+            EventKind::Io => "io",
+            EventKind::Read => "read",
+            EventKind::Reclaim => "reclaim",
+        }
+    }
+}
+
+/// Where events go.
+pub trait EventSink {
+    fn emit(&mut self, event: Event);
+    /// Whether anyone listens; lets callers skip building costly events.
+    fn enabled(&self) -> bool {
+        true
+    }
+}
+
+/// A sink that drops everything, for fast runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoEvents;
+
+impl EventSink for NoEvents {
+    #[inline(always)]
+    fn emit(&mut self, _: Event) {}
+    #[inline(always)]
+    fn enabled(&self) -> bool {
+        false
+    }
+}
+
+impl EventSink for Vec<Event> {
+    #[inline]
+    fn emit(&mut self, event: Event) {
+        self.push(event);
+    }
+}

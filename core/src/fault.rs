@@ -1,0 +1,284 @@
+//! The mmap fault path of mm/filemap.c, Linux 6.18: `filemap_fault`,
+//! `do_sync_mmap_readahead` and `do_async_mmap_readahead`.
+//!
+//! 6.18 against the 6.12 reference source:
+//! - mmap read-around sets `ra->order = 0`: it reads order-0 folios, and
+//!   only the async windows that follow raise the order (measured: a
+//!   forward walk of a 2 GiB file caches 2048 order-0 pages first);
+//! - a VM_EXEC branch reads `exec_folio_order()` folios with no async part;
+//! - `do_async_mmap_readahead` leaves `mmap_miss` alone when the folio is
+//!   locked (another fault is reading it).
+//!
+//! `maybe_unlock_mmap_for_io` drops the mmap lock on a first attempt, so
+//! every fault that waits for I/O returns VM_FAULT_RETRY and is finished by
+//! a second attempt with FAULT_FLAG_TRIED (see [`crate::memory`]).
+
+use crate::event::{Event, EventSink, KFunc, MissCause, NoRaReason};
+use crate::folio::{Folio, FolioFlags};
+use crate::machine::Machine;
+use crate::readahead::Ractl;
+
+/// MMAP_LOTSAMISS: past this many misses, mmap read-around stops.
+pub const MMAP_LOTSAMISS: u16 = 100;
+
+/// The `vm_fault` flags that matter here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultFlags {
+    /// FAULT_FLAG_TRIED: this is a retry after VM_FAULT_RETRY|MAJOR.
+    pub tried: bool,
+}
+
+impl FaultFlags {
+    /// `fault_flag_allow_retry_first`: the mmap lock may still be dropped.
+    pub fn allow_retry_first(&self) -> bool {
+        !self.tried
+    }
+}
+
+/// What `filemap_fault` returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilemapFaultRet {
+    pub major: bool,
+    pub retry: bool,
+    /// The locked folio for `finish_fault`, when not retrying.
+    pub folio: Option<Folio>,
+}
+
+impl Machine {
+    /// `maybe_unlock_mmap_for_io`: whether the lock is (or already was) dropped.
+    fn maybe_unlock_mmap_for_io(&self, flags: FaultFlags, fpin: bool) -> bool {
+        fpin || flags.allow_retry_first()
+    }
+
+    /// Moves `mmap_miss` and reports the change.
+    pub(crate) fn set_mmap_miss<S: EventSink>(
+        &mut self,
+        new: u16,
+        func: KFunc,
+        cause: MissCause,
+        sink: &mut S,
+    ) {
+        let old = self.ra.mmap_miss;
+        if old != new {
+            self.ra.mmap_miss = new;
+            sink.emit(Event::MmapMiss {
+                func,
+                old,
+                new,
+                cause,
+            });
+        }
+    }
+
+    /// `do_sync_mmap_readahead`: the page at `pgoff` is not cached.
+    /// Returns whether the mmap lock was dropped (`fpin`).
+    pub(crate) fn do_sync_mmap_readahead<S: EventSink>(
+        &mut self,
+        pgoff: u64,
+        flags: FaultFlags,
+        sink: &mut S,
+    ) -> bool {
+        let vm = self.mm.vm_flags;
+        let mut ractl = Ractl::new(pgoff);
+        let mut fpin = false;
+        let pmd_order = self.geo.pmd_order;
+        if self.thp && vm.hugepage && pmd_order <= self.geo.max_pagecache_order {
+            // Even with readahead off: two PMD folios, unless random.
+            fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
+            let pmd_nr = 1u64 << pmd_order;
+            ractl.index &= !(pmd_nr - 1);
+            self.ra.size = pmd_nr;
+            if !vm.rand_read {
+                self.ra.size *= 2;
+            }
+            self.ra.async_size = pmd_nr;
+            self.ra.order = pmd_order as u16;
+            self.ra.start = ractl.index;
+            sink.emit(Event::Window {
+                func: KFunc::DoSyncMmapReadahead,
+                window: self.ra.window(),
+            });
+            self.page_cache_ra_order(&mut ractl, sink);
+            return fpin;
+        }
+        if vm.rand_read && !vm.exec {
+            sink.emit(Event::NoReadahead {
+                func: KFunc::DoSyncMmapReadahead,
+                reason: NoRaReason::RandRead,
+                mmap_miss: self.ra.mmap_miss,
+            });
+            return fpin;
+        }
+        if self.ra.ra_pages == 0 {
+            sink.emit(Event::NoReadahead {
+                func: KFunc::DoSyncMmapReadahead,
+                reason: NoRaReason::NoRaPages,
+                mmap_miss: self.ra.mmap_miss,
+            });
+            return fpin;
+        }
+        if vm.seq_read {
+            fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
+            let req = self.ra.ra_pages;
+            self.page_cache_sync_ra(&mut ractl, req, sink);
+            return fpin;
+        }
+        let mut mmap_miss = self.ra.mmap_miss;
+        if mmap_miss < MMAP_LOTSAMISS * 10 {
+            mmap_miss += 1;
+            self.set_mmap_miss(
+                mmap_miss,
+                KFunc::DoSyncMmapReadahead,
+                MissCause::CacheMiss,
+                sink,
+            );
+        }
+        if mmap_miss > MMAP_LOTSAMISS {
+            sink.emit(Event::NoReadahead {
+                func: KFunc::DoSyncMmapReadahead,
+                reason: NoRaReason::LotsaMiss,
+                mmap_miss,
+            });
+            return fpin;
+        }
+        if vm.exec {
+            // Executable text: folios of the arch's preferred order around
+            // the fault, inside the VMA, with no async tail.
+            let order = self.geo.exec_folio_order as u32;
+            let nr = 1u64 << order;
+            let start = pgoff & !(nr - 1);
+            let ra_end = (start + self.ra.ra_pages)
+                .next_multiple_of(nr)
+                .min(self.mm.vm_pages);
+            self.ra.order = order as u16;
+            self.ra.start = start;
+            self.ra.size = ra_end - start;
+            self.ra.async_size = 0;
+        } else {
+            // mmap read-around, centred on the fault.
+            self.ra.start = pgoff.saturating_sub(self.ra.ra_pages / 2);
+            self.ra.size = self.ra.ra_pages;
+            self.ra.async_size = self.ra.ra_pages / 4;
+            self.ra.order = 0;
+        }
+        sink.emit(Event::Window {
+            func: KFunc::DoSyncMmapReadahead,
+            window: self.ra.window(),
+        });
+        fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
+        ractl.index = self.ra.start;
+        self.page_cache_ra_order(&mut ractl, sink);
+        fpin
+    }
+
+    /// `do_async_mmap_readahead`: the page at `pgoff` is cached in `folio`.
+    pub(crate) fn do_async_mmap_readahead<S: EventSink>(
+        &mut self,
+        pgoff: u64,
+        folio: Folio,
+        flags: FaultFlags,
+        sink: &mut S,
+    ) -> bool {
+        let mut fpin = false;
+        if self.mm.vm_flags.rand_read || self.ra.ra_pages == 0 {
+            return fpin;
+        }
+        if !folio.test(FolioFlags::LOCKED) {
+            let m = self.ra.mmap_miss;
+            if m > 0 {
+                self.set_mmap_miss(
+                    m - 1,
+                    KFunc::DoAsyncMmapReadahead,
+                    MissCause::CacheHit,
+                    sink,
+                );
+            }
+        }
+        if folio.test(FolioFlags::READAHEAD) {
+            fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
+            let mut ractl = Ractl::new(pgoff);
+            let req = self.ra.ra_pages;
+            self.page_cache_async_ra(&mut ractl, folio, req, sink);
+        }
+        fpin
+    }
+
+    /// `filemap_fault`: finds or reads the folio for `pgoff`.
+    pub(crate) fn filemap_fault<S: EventSink>(
+        &mut self,
+        pgoff: u64,
+        flags: FaultFlags,
+        sink: &mut S,
+    ) -> FilemapFaultRet {
+        let mut ret = FilemapFaultRet {
+            major: false,
+            retry: false,
+            folio: None,
+        };
+        let mut fpin = false;
+        let folio = match self.cache.filemap_get_folio(pgoff) {
+            Some(f) => {
+                if !flags.tried {
+                    fpin = self.do_async_mmap_readahead(pgoff, f, flags, sink);
+                }
+                f
+            }
+            None => {
+                // PGMAJFAULT: nothing cached at all.
+                ret.major = true;
+                fpin = self.do_sync_mmap_readahead(pgoff, flags, sink);
+                match self.filemap_get_folio_creat(pgoff, sink) {
+                    Some(f) => f,
+                    None => {
+                        ret.retry = true;
+                        return ret;
+                    }
+                }
+            }
+        };
+        // lock_folio_maybe_drop_mmap: a folio under I/O is waited for,
+        // dropping the mmap lock first when that is still allowed.
+        let mut folio = folio;
+        if folio.test(FolioFlags::LOCKED) {
+            fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
+            self.complete_io(sink);
+            folio = self.cache.peek_folio(pgoff).unwrap_or(folio);
+        }
+        if !folio.test(FolioFlags::UPTODATE) {
+            // page_not_uptodate: read it now, synchronously.
+            fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
+            self.submit_io(folio.index, folio.nr_pages(), KFunc::FilemapReadFolio, sink);
+            self.complete_io(sink);
+            folio = self.cache.peek_folio(pgoff).unwrap_or(folio);
+        }
+        if fpin {
+            ret.retry = true;
+            return ret;
+        }
+        ret.folio = Some(folio);
+        ret
+    }
+
+    /// `__filemap_get_folio(FGP_CREAT | FGP_FOR_MMAP)`: the cached folio,
+    /// or a new order-min folio, returned unlocked and not uptodate.
+    fn filemap_get_folio_creat<S: EventSink>(&mut self, pgoff: u64, sink: &mut S) -> Option<Folio> {
+        if let Some(f) = self.cache.filemap_get_folio(pgoff) {
+            return Some(f);
+        }
+        let min_order = self.cache.min_order;
+        let index = pgoff & !((1u64 << min_order) - 1);
+        let mut f = self
+            .add_folio(
+                index,
+                min_order,
+                FolioFlags::empty(),
+                KFunc::FilemapFault,
+                sink,
+            )
+            .ok()?;
+        // FGP_FOR_MMAP: returned unlocked, still not uptodate.
+        f.flags.remove(FolioFlags::LOCKED);
+        self.cache.update(&f);
+        Some(f)
+    }
+}

@@ -1,0 +1,322 @@
+//! Fault-around, Linux 6.18: `do_fault_around` (mm/memory.c) and
+//! `filemap_map_pages` with `next_uptodate_folio`, `filemap_map_pmd`,
+//! `filemap_map_folio_range` and `filemap_map_order0_folio`
+//! (mm/filemap.c).
+//!
+//! What 6.18 does here:
+//! - the window is `fault_around_pages` (64 KiB by default), aligned, and
+//!   clamped to the VMA and the page table;
+//! - folios that are locked, not uptodate or marked PG_readahead are
+//!   skipped, so a reader reaching a readahead marker always takes the
+//!   `filemap_fault` path that starts async readahead;
+//! - since 6.18-rc1 ("map entire large folio faultaround"), a large folio
+//!   that lies inside the VMA and one page table is mapped whole;
+//! - every page examined in a folio that is not PG_workingset counts as an
+//!   mmap hit, including pages whose PTE was already there; the total is
+//!   taken off `mmap_miss`. A PMD mapping counts nothing.
+//!
+//! One difference from the 6.18.35 source, where the measured kernel wins:
+//! that source PMD-maps (and maps whole) only folios that end before the
+//! page holding EOF (`file_end >= folio_next_index`). The measured 6.18.44
+//! PMD-maps the last folio of a 2 GiB file too (FilePmdMapped covers all
+//! 1024 PMDs after a backward MADV_HUGEPAGE walk, with one fault each), so
+//! the model allows a folio that ends exactly at EOF.
+
+use crate::event::{Event, EventSink, KFunc, MissCause};
+use crate::folio::{Folio, FolioFlags};
+use crate::machine::Machine;
+use crate::mapping::Pmd;
+use crate::xarray::{decode_slot, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
+
+/// What `filemap_map_pages` achieved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MapPagesRet {
+    /// VM_FAULT_NOPAGE: the faulting address is mapped now.
+    pub nopage: bool,
+}
+
+impl Machine {
+    /// `should_fault_around`.
+    pub(crate) fn should_fault_around(&self) -> bool {
+        self.geo.fault_around_pages > 1
+    }
+
+    /// `do_fault_around` for a fault at `pgoff`.
+    pub(crate) fn do_fault_around<S: EventSink>(
+        &mut self,
+        pgoff: u64,
+        tried: bool,
+        sink: &mut S,
+    ) -> MapPagesRet {
+        let nr = self.geo.fault_around_pages;
+        let pte_off = self.mm.pte_index(pgoff);
+        // vm_pgoff is 0, so the page offset within the VMA is pgoff itself.
+        let vma_off = pgoff;
+        let from_pte = (pte_off & !(nr - 1)).max(pte_off - pte_off.min(vma_off));
+        let to_pte = (from_pte + nr)
+            .min(self.geo.ptrs_per_pte)
+            .min(pte_off + self.mm.vm_pages - vma_off)
+            - 1;
+        let start = pgoff + from_pte - pte_off;
+        let end = pgoff + to_pte - pte_off;
+        self.filemap_map_pages(pgoff, start, end, tried, sink)
+    }
+
+    /// `next_uptodate_folio`: the next folio in the window that can be
+    /// mapped without waiting.
+    fn next_uptodate_folio(&self, xas: &mut XaState, end_pgoff: u64) -> Option<Folio> {
+        let max_idx = self.cache.max_idx();
+        let mut e = xas.next_entry(&self.cache.xa, end_pgoff);
+        loop {
+            let Entry::Pointer(p) = e else {
+                if e.is_empty() {
+                    return None;
+                }
+                // A shadow or a retry: look further.
+                e = xas.next_entry(&self.cache.xa, end_pgoff);
+                continue;
+            };
+            let folio = Folio::decode_at(xas.index, p);
+            let usable = !folio.test(FolioFlags::LOCKED)
+                && folio.test(FolioFlags::UPTODATE)
+                && !folio.test(FolioFlags::READAHEAD)
+                && xas.index < max_idx;
+            if usable {
+                return Some(folio);
+            }
+            e = xas.next_entry(&self.cache.xa, end_pgoff);
+        }
+    }
+
+    /// Whether a folio may be mapped past i_size; see the module notes.
+    fn within_eof(&self, folio: &Folio) -> bool {
+        folio.next_index() <= self.cache.max_idx()
+    }
+
+    /// `filemap_map_pages` over `[start_pgoff, end_pgoff]` for a fault at `fault_pgoff`.
+    pub(crate) fn filemap_map_pages<S: EventSink>(
+        &mut self,
+        fault_pgoff: u64,
+        start_pgoff: u64,
+        end_pgoff: u64,
+        tried: bool,
+        sink: &mut S,
+    ) -> MapPagesRet {
+        let mut ret = MapPagesRet { nopage: false };
+        let file_end = self.cache.max_idx() - 1;
+        let end_pgoff = end_pgoff.min(file_end);
+        let mut xas = XaState::new(start_pgoff);
+        let mut hits: u32 = 0;
+        let mut folio = self.next_uptodate_folio(&mut xas, end_pgoff);
+        if let Some(first) = folio {
+            if self.within_eof(&first) && self.filemap_map_pmd(fault_pgoff, &first, sink) {
+                ret.nopage = true;
+                folio = None;
+            }
+        }
+        while let Some(f) = folio {
+            if f.order == 0 && self.fast_paths {
+                if let Some((m, c)) = self.map_pages_leaf(&xas, end_pgoff, fault_pgoff, sink) {
+                    ret.nopage |= m;
+                    hits = hits.wrapping_add(c);
+                    break;
+                }
+            }
+            let index = xas.index;
+            let nr_pages = f.next_index().min(end_pgoff + 1) - index;
+            let (mapped_fault, counted) = if f.order == 0 {
+                self.filemap_map_order0_folio(fault_pgoff, &f, sink)
+            } else {
+                self.filemap_map_folio_range(fault_pgoff, &f, index, nr_pages, sink)
+            };
+            ret.nopage |= mapped_fault;
+            hits = hits.wrapping_add(counted);
+            folio = self.next_uptodate_folio(&mut xas, end_pgoff);
+        }
+        self.account_fault_around_hits(hits, tried, sink);
+        ret
+    }
+
+    /// The rest of `filemap_map_pages` when the window is order-0 folios in
+    /// one leaf: the same folios mapped and counted, from the leaf's slots
+    /// directly instead of one `xas_next_entry` each. The cursor stands on
+    /// the first folio, which it maps too. It counts what the slot-by-slot
+    /// walk counts: no node visits, and the one `xas_find` that ends it.
+    /// None when the window does not qualify.
+    fn map_pages_leaf<S: EventSink>(
+        &mut self,
+        xas: &XaState,
+        end_pgoff: u64,
+        fault_pgoff: u64,
+        sink: &mut S,
+    ) -> Option<(bool, u32)> {
+        let XasNode::Node(id) = xas.node else {
+            return None;
+        };
+        let first = xas.index;
+        if first >> XA_CHUNK_SHIFT != end_pgoff >> XA_CHUNK_SHIFT
+            || xas.offset as u64 != first & (XA_CHUNK_SIZE as u64 - 1)
+        {
+            return None;
+        }
+        let (slots, siblings) = self.cache.xa.leaf_slots(id)?;
+        let lo = (first & 63) as u32;
+        let hi = (end_pgoff & 63) as u32;
+        let window = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+        if siblings & window != 0 {
+            return None;
+        }
+        // Gather first: the scan reads the leaf, the mapping is written after.
+        let mut usable = [0u16; XA_CHUNK_SIZE];
+        let mut n = 0;
+        for off in lo..=hi {
+            if let Entry::Pointer(p) = decode_slot(slots[off as usize]) {
+                let f = Folio::decode(0, p);
+                if !f.test(FolioFlags::LOCKED)
+                    && f.test(FolioFlags::UPTODATE)
+                    && !f.test(FolioFlags::READAHEAD)
+                {
+                    usable[n] = (off as u16) | ((f.flags.bits() & 0x3ff) << 6);
+                    n += 1;
+                }
+            }
+        }
+        let base = first & !63;
+        let mut mapped_fault = false;
+        let mut counted = 0u32;
+        for &u in &usable[..n] {
+            let index = base + (u & 63) as u64;
+            let flags = crate::folio::FolioFlags::from_bits(u >> 6);
+            let f = Folio::new(index, 0, flags);
+            let (m, c) = self.filemap_map_order0_folio(fault_pgoff, &f, sink);
+            mapped_fault |= m;
+            counted += c;
+        }
+        self.cache.xa.bump(crate::xarray::Stat::Find);
+        Some((mapped_fault, counted))
+    }
+
+    /// The mmap_miss update at the end of `filemap_map_pages`.
+    fn account_fault_around_hits<S: EventSink>(&mut self, hits: u32, _tried: bool, sink: &mut S) {
+        let hits = (hits & 0xffff) as u16;
+        let saved = self.ra.mmap_miss;
+        let new = saved.saturating_sub(hits);
+        self.set_mmap_miss(
+            new,
+            KFunc::FilemapMapPages,
+            MissCause::FaultAroundHits { pages: hits as u32 },
+            sink,
+        );
+    }
+
+    /// `filemap_map_pmd`: maps a PMD-sized folio with one PMD if the PMD is
+    /// still none; installs a page table otherwise.
+    fn filemap_map_pmd<S: EventSink>(
+        &mut self,
+        fault_pgoff: u64,
+        folio: &Folio,
+        sink: &mut S,
+    ) -> bool {
+        match self.mm.pmd_of(fault_pgoff) {
+            Pmd::Huge => return true,
+            Pmd::None => {
+                if folio.order >= self.geo.pmd_order && self.do_set_pmd(fault_pgoff, folio, sink) {
+                    return true;
+                }
+                self.mm.pmd_install(fault_pgoff);
+            }
+            Pmd::Table => {}
+        }
+        false
+    }
+
+    /// `filemap_map_order0_folio`. Returns (mapped the fault, pages counted).
+    fn filemap_map_order0_folio<S: EventSink>(
+        &mut self,
+        fault_pgoff: u64,
+        folio: &Folio,
+        sink: &mut S,
+    ) -> (bool, u32) {
+        if folio.test(FolioFlags::HWPOISON) {
+            return (false, 0);
+        }
+        let counted = !folio.test(FolioFlags::WORKINGSET) as u32;
+        if !self.mm.pte_none(folio.index) {
+            return (false, counted);
+        }
+        self.mm.set_pte_range(folio.index, 1);
+        sink.emit(Event::PtesMapped {
+            func: KFunc::FilemapMapPages,
+            first: folio.index,
+            nr: 1,
+        });
+        (folio.index == fault_pgoff, counted)
+    }
+
+    /// `filemap_map_folio_range`: maps pages of a large folio from `index`,
+    /// or the whole folio where it fits the VMA and one page table.
+    fn filemap_map_folio_range<S: EventSink>(
+        &mut self,
+        fault_pgoff: u64,
+        folio: &Folio,
+        index: u64,
+        nr_pages: u64,
+        sink: &mut S,
+    ) -> (bool, u32) {
+        let ptrs = self.geo.ptrs_per_pte;
+        let whole = self.within_eof(folio)
+            && folio.next_index() <= self.mm.vm_pages
+            && folio.index / ptrs == (folio.next_index() - 1) / ptrs;
+        let (first, nr) = if whole {
+            (folio.index, folio.nr_pages())
+        } else {
+            (index, nr_pages)
+        };
+        let poisoned = folio.test(FolioFlags::HWPOISON) || folio.test(FolioFlags::HAS_HWPOISONED);
+        let counts = !folio.test(FolioFlags::WORKINGSET);
+        let mut counted = 0u32;
+        let mut mapped_fault = false;
+        let mut run_start = first;
+        let mut run_len = 0u64;
+        for page in first..first + nr {
+            // The model poisons a large folio's first page only.
+            let skip_poison = poisoned && page == folio.index;
+            let mut skip = skip_poison;
+            if !skip_poison {
+                if counts {
+                    counted += 1;
+                }
+                skip = !self.mm.pte_none(page);
+            }
+            if skip {
+                if run_len > 0 {
+                    mapped_fault |= self.map_run(run_start, run_len, fault_pgoff, sink);
+                }
+                run_start = page + 1;
+                run_len = 0;
+            } else {
+                run_len += 1;
+            }
+        }
+        if run_len > 0 {
+            mapped_fault |= self.map_run(run_start, run_len, fault_pgoff, sink);
+        }
+        (mapped_fault, counted)
+    }
+
+    fn map_run<S: EventSink>(
+        &mut self,
+        first: u64,
+        nr: u64,
+        fault_pgoff: u64,
+        sink: &mut S,
+    ) -> bool {
+        self.mm.set_pte_range(first, nr);
+        sink.emit(Event::PtesMapped {
+            func: KFunc::FilemapMapPages,
+            first,
+            nr: nr as u32,
+        });
+        fault_pgoff >= first && fault_pgoff < first + nr
+    }
+}

@@ -1,0 +1,168 @@
+//! The modelled machine: one file's page cache, its `file_ra_state`, one
+//! process mapping it, and the counters. Every kernel function of the
+//! model is a method on [`Machine`], in the module named after its kernel
+//! file; this module holds the state and the plumbing they share (I/O
+//! submission and completion, and charging new folios).
+//!
+//! A `Machine` is plain data: cloning it is a checkpoint.
+
+use crate::config::{Config, Geometry, Madvise};
+use crate::counters::Counters;
+use crate::event::{Event, EventSink, KFunc};
+use crate::folio::{Folio, FolioFlags};
+use crate::kernel::Kernel;
+use crate::mapping::{Mapping, VmFlags};
+use crate::page_cache::{AddError, AddressSpace};
+use crate::readahead::FileRaState;
+
+#[derive(Clone, Debug)]
+pub struct Machine {
+    pub kernel: Kernel,
+    pub geo: Geometry,
+    pub thp: bool,
+    pub cache: AddressSpace,
+    pub ra: FileRaState,
+    pub mm: Mapping,
+    pub counters: Counters,
+    /// FMODE_RANDOM on the open file (POSIX_FADV_RANDOM).
+    pub fmode_random: bool,
+    /// Whether to take the model's fast paths, which must do exactly what
+    /// the step-by-step code does; tests turn them off to compare.
+    pub fast_paths: bool,
+    /// Folios added to the page cache whose read is not submitted yet.
+    unsubmitted: Vec<(u64, u8)>,
+    /// Folios whose read was submitted and has not completed yet.
+    inflight: Vec<(u64, u8)>,
+}
+
+impl Machine {
+    /// A cold page cache, a fresh open file and a fresh mapping with the
+    /// scenario's madvise applied.
+    pub fn new(cfg: &Config) -> Self {
+        let geo = *cfg.geometry();
+        let vm_flags = VmFlags::from_madvise(cfg.madvise, cfg.thp, cfg.exec);
+        // For read(), the advice is posix_fadvise's: SEQUENTIAL doubles
+        // the file's ra_pages, RANDOM sets FMODE_RANDOM.
+        let read_advice = cfg.pattern.uses_read();
+        let ra_pages = if read_advice && cfg.madvise == Madvise::Sequential {
+            geo.ra_pages * 2
+        } else {
+            geo.ra_pages
+        };
+        Machine {
+            kernel: cfg.kernel.clone(),
+            geo,
+            thp: cfg.thp,
+            cache: AddressSpace::new(
+                cfg.file_size,
+                geo.page_shift,
+                geo.mapping_min_order,
+                geo.mapping_max_order,
+                geo.memory_limit_pages,
+            ),
+            ra: FileRaState::new(ra_pages),
+            mm: Mapping::new(vm_flags, geo.nr_pages, geo.ptrs_per_pte),
+            counters: Counters::default(),
+            fmode_random: read_advice && cfg.madvise == Madvise::Random,
+            fast_paths: true,
+            unsubmitted: Vec::new(),
+            inflight: Vec::new(),
+        }
+    }
+
+    /// Adds a folio to the page cache, charging the memory cgroup first.
+    pub(crate) fn add_folio<S: EventSink>(
+        &mut self,
+        index: u64,
+        order: u8,
+        flags: FolioFlags,
+        func: KFunc,
+        sink: &mut S,
+    ) -> Result<Folio, AddError> {
+        if self.cache.lru.is_some() {
+            // Charging happens before the insertion can fail; a conflict
+            // then just returns the charge, so check for it first.
+            if self.cache.peek_folio(index).is_some()
+                || self
+                    .cache
+                    .first_present(index, index + (1u64 << order))
+                    .is_some()
+            {
+                let _ = self.cache.xa.load(index);
+                return Err(AddError::Exists);
+            }
+            self.mem_cgroup_charge(1u64 << order, sink);
+        }
+        let f = self
+            .cache
+            .filemap_add_folio(index, order, flags, func, sink)?;
+        self.unsubmitted.push((index, order));
+        Ok(f)
+    }
+
+    /// Starts the read of `nr` pages from `first`: counts the bytes and
+    /// the requests the block layer makes of them.
+    pub(crate) fn submit_io<S: EventSink>(
+        &mut self,
+        first: u64,
+        nr: u64,
+        func: KFunc,
+        sink: &mut S,
+    ) {
+        let page = 1u64 << self.geo.page_shift;
+        let bytes = nr * page;
+        let max_io = crate::config::DEFAULT_IO_KB * 1024;
+        self.counters.bytes_read += bytes;
+        self.counters.read_ios += bytes.div_ceil(max_io);
+        sink.emit(Event::IoSubmitted {
+            func,
+            first,
+            nr: nr.min(u32::MAX as u64) as u32,
+        });
+        let end = first + nr;
+        let inflight = &mut self.inflight;
+        self.unsubmitted.retain(|&(i, o)| {
+            if i >= first && i < end {
+                inflight.push((i, o));
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    /// Completes every read in flight: the folios become uptodate and are
+    /// unlocked. The model completes I/O when a task waits on a folio and
+    /// at the end of each fault attempt or `read()` call.
+    pub(crate) fn complete_io<S: EventSink>(&mut self, sink: &mut S) {
+        let inflight = std::mem::take(&mut self.inflight);
+        for (index, _) in inflight.iter().copied() {
+            self.cache.folio_end_read(index, sink);
+        }
+        self.inflight = inflight;
+        self.inflight.clear();
+    }
+
+    /// Whether any read is in flight.
+    pub fn io_in_flight(&self) -> bool {
+        !self.inflight.is_empty()
+    }
+
+    /// Adds page-by-page `xa_load` calls the model performed in bulk.
+    pub(crate) fn count_loads(&self, loads: u64, visits: u64) {
+        let mut s = self.cache.xa.stats();
+        s.xas_load += loads;
+        s.node_visits += visits;
+        self.cache.xa.set_stats(s);
+    }
+
+    /// Bytes of model state, for the memory budget and checkpoint spacing.
+    pub fn memory_bytes(&self) -> usize {
+        self.cache.xa.memory_bytes() + self.mm.memory_bytes() + self.inflight.capacity() * 16
+    }
+
+    /// The `ra_pages` the fault path sees.
+    pub fn ra_pages(&self) -> u64 {
+        self.ra.ra_pages
+    }
+}

@@ -1,0 +1,331 @@
+//! `struct address_space` (mm/filemap.c, Linux 6.18): the file's page
+//! cache, an [`XArray`] of folios, with `filemap_add_folio`, the lookups
+//! the readahead and fault code make, `page_cache_next_miss` and
+//! `page_cache_prev_miss`, and the memory-cgroup limit with LRU reclaim
+//! (see [`crate::lru`]).
+//!
+//! Lookups the kernel makes go through the xarray cursor and are counted.
+//! The model's own bookkeeping uses the uncounted `peek` family.
+
+use crate::event::{Event, EventSink, KFunc};
+use crate::folio::{Folio, FolioFlags, Shadow};
+use crate::lru::Lru;
+use crate::xarray::{Entry, XArray, XaState};
+
+/// The error of `filemap_add_folio` the model can meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddError {
+    /// -EEXIST: a folio already covers part of the range.
+    Exists,
+}
+
+/// The file's page cache.
+#[derive(Clone, Debug)]
+pub struct AddressSpace {
+    pub xa: XArray,
+    /// i_size in bytes.
+    pub i_size: u64,
+    pub page_shift: u32,
+    /// `mapping_min_folio_order`.
+    pub min_order: u8,
+    /// `mapping_max_folio_order`.
+    pub max_order: u8,
+    /// `mapping->nrpages`: pages of cached folios.
+    pub nrpages: u64,
+    /// Shadow entries present.
+    pub nr_shadows: u64,
+    /// Refaults that `workingset_refault` activated.
+    pub nr_refaults: u64,
+    /// The memory cgroup's LRU, when a limit is set.
+    pub lru: Option<Lru>,
+    /// `DIV_ROUND_UP(i_size, PAGE_SIZE)`, which the fault path reads often.
+    max_idx: u64,
+}
+
+impl AddressSpace {
+    pub fn new(
+        i_size: u64,
+        page_shift: u32,
+        min_order: u8,
+        max_order: u8,
+        limit: Option<u64>,
+    ) -> Self {
+        AddressSpace {
+            xa: XArray::new(),
+            i_size,
+            page_shift,
+            min_order,
+            max_order,
+            nrpages: 0,
+            nr_shadows: 0,
+            nr_refaults: 0,
+            lru: limit.map(Lru::new),
+            max_idx: i_size.div_ceil(1u64 << page_shift),
+        }
+    }
+
+    /// The last page index inside i_size.
+    pub fn end_index(&self) -> u64 {
+        (self.i_size - 1) >> self.page_shift
+    }
+
+    /// `DIV_ROUND_UP(i_size, PAGE_SIZE)`.
+    pub fn max_idx(&self) -> u64 {
+        self.max_idx
+    }
+
+    /// `mapping_large_folio_support`.
+    pub fn large_folio_support(&self) -> bool {
+        self.max_order > 0
+    }
+
+    /// `mapping_align_index`.
+    pub fn align_index(&self, index: u64) -> u64 {
+        index & !((1u64 << self.min_order) - 1)
+    }
+
+    /// `filemap_get_folio`: a counted lookup of the folio covering `index`.
+    pub fn filemap_get_folio(&self, index: u64) -> Option<Folio> {
+        match self.xa.load(index) {
+            Entry::Pointer(p) => Some(Folio::decode_at(index, p)),
+            _ => None,
+        }
+    }
+
+    /// The folio covering `index`, without counting a lookup.
+    pub fn peek_folio(&self, index: u64) -> Option<Folio> {
+        match self.xa.peek(index) {
+            (Entry::Pointer(p), start) => Some(Folio::decode(start, p)),
+            _ => None,
+        }
+    }
+
+    /// The shadow at `index`, if any, without counting.
+    pub fn peek_shadow(&self, index: u64) -> Option<Shadow> {
+        match self.xa.peek(index) {
+            (Entry::Value(v), _) => Some(Shadow::decode(v)),
+            _ => None,
+        }
+    }
+
+    /// Rewrites a folio's flags or stamp in place. The kernel holds a
+    /// pointer to the folio, so this is not a lookup and is not counted.
+    pub fn update(&mut self, folio: &Folio) {
+        let payload = folio.encode();
+        let done = self.xa.peek_modify_pointer(folio.index, |_| payload);
+        debug_assert!(done.is_some(), "updating a folio that is not cached");
+    }
+
+    pub fn set_flag(&mut self, index: u64, flag: FolioFlags) -> Option<Folio> {
+        let mut f = self.peek_folio(index)?;
+        if !f.test(flag) {
+            f.flags.insert(flag);
+            self.update(&f);
+        }
+        Some(f)
+    }
+
+    pub fn clear_flag(&mut self, index: u64, flag: FolioFlags) -> Option<Folio> {
+        let mut f = self.peek_folio(index)?;
+        if f.test(flag) {
+            f.flags.remove(flag);
+            self.update(&f);
+        }
+        Some(f)
+    }
+
+    /// `filemap_add_folio`: inserts a new locked folio, replacing shadows.
+    /// Fails with -EEXIST if any page of the range is cached. The caller
+    /// has charged the memory cgroup already (see [`crate::reclaim`]).
+    pub fn filemap_add_folio<S: EventSink>(
+        &mut self,
+        index: u64,
+        order: u8,
+        flags: FolioFlags,
+        func: KFunc,
+        sink: &mut S,
+    ) -> Result<Folio, AddError> {
+        let nr = 1u64 << order;
+        debug_assert_eq!(index & (nr - 1), 0, "folios are naturally aligned");
+        // The kernel walks to the slot and checks for conflicts there: one
+        // load, then the store.
+        let mut xas = XaState::new_order(index, order);
+        let first = xas.load(&self.xa);
+        if let Entry::Pointer(_) = first {
+            return Err(AddError::Exists);
+        }
+        if nr > 1 && self.first_present(index, index + nr).is_some() {
+            return Err(AddError::Exists);
+        }
+        let mut folio = Folio::new(index, order, flags.union(FolioFlags::LOCKED));
+        if self.nr_shadows > 0 {
+            if let Some(shadow) = self.first_shadow(index, index + nr) {
+                if let Some(lru) = self.lru.as_ref() {
+                    if lru.refault_is_workingset(shadow) {
+                        folio.flags.insert(FolioFlags::WORKINGSET);
+                        folio.flags.insert(FolioFlags::ACTIVE);
+                        self.nr_refaults += 1;
+                        sink.emit(Event::Refault { index, order });
+                    }
+                }
+                // A larger shadow than the folio is split first
+                // (xas_split), so the rest of its range keeps its
+                // eviction information.
+                self.split_shadows(index, order);
+            }
+        }
+        if let Some(lru) = self.lru.as_mut() {
+            folio.lru_stamp = lru.insert(&folio);
+        }
+        // The store continues from where the conflict check stopped, as
+        // the kernel's does; a shadow split changed the tree, so it starts
+        // over then.
+        if self.nr_shadows > 0 {
+            xas.reset();
+        }
+        xas.store(&mut self.xa, Entry::Pointer(folio.encode()));
+        self.nrpages += nr;
+        sink.emit(Event::FolioAdded { func, index, order });
+        Ok(folio)
+    }
+
+    /// The first index in `[from, to)` that holds a folio, uncounted.
+    pub fn first_present(&self, from: u64, to: u64) -> Option<u64> {
+        self.first_entry(from, to, |e| matches!(e, Entry::Pointer(_)))
+            .map(|(i, _)| i)
+    }
+
+    /// The first shadow in `[from, to)`, uncounted.
+    fn first_shadow(&self, from: u64, to: u64) -> Option<Shadow> {
+        match self.first_entry(from, to, |e| e.is_value()) {
+            Some((_, Entry::Value(v))) => Some(Shadow::decode(v)),
+            _ => None,
+        }
+    }
+
+    fn first_entry(
+        &self,
+        from: u64,
+        to: u64,
+        want: impl Fn(Entry) -> bool,
+    ) -> Option<(u64, Entry)> {
+        if from >= to {
+            return None;
+        }
+        let saved = self.xa.stats();
+        let mut idx = from;
+        let mut e = self.xa.find(&mut idx, to - 1, None);
+        let found = loop {
+            if e.is_empty() {
+                break None;
+            }
+            if want(e) {
+                break Some((idx.max(from), e));
+            }
+            e = self.xa.find_after(&mut idx, to - 1, None);
+        };
+        self.xa.set_stats(saved);
+        found
+    }
+
+    /// Removes shadows overlapping `[index, index + 2^order)`; a larger
+    /// shadow is split into pieces of the new folio's order around it.
+    fn split_shadows(&mut self, index: u64, order: u8) {
+        let nr = 1u64 << order;
+        let mut i = index;
+        while i < index + nr {
+            let (e, start) = self.xa.peek(i);
+            let sorder = self.xa.peek_order(i);
+            match e {
+                Entry::Value(v) => {
+                    let send = start + (1u64 << sorder);
+                    self.xa.store_order(start, sorder, Entry::Empty);
+                    self.nr_shadows -= 1;
+                    if sorder > order {
+                        // Put back the parts outside the new folio.
+                        let mut j = start;
+                        while j < send {
+                            if j != index {
+                                self.xa.store_order(j, order, Entry::Value(v));
+                                self.nr_shadows += 1;
+                            }
+                            j += nr;
+                        }
+                    }
+                    i = send.max(i + 1);
+                }
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// Marks the folio's read complete: uptodate and unlocked.
+    pub fn folio_end_read<S: EventSink>(&mut self, index: u64, sink: &mut S) {
+        let done = self.xa.peek_modify_pointer(index, |p| {
+            let mut f = Folio::decode(index, p);
+            f.flags.insert(FolioFlags::UPTODATE);
+            f.flags.remove(FolioFlags::LOCKED);
+            f.encode()
+        });
+        if let Some(p) = done {
+            let f = Folio::decode_at(index, p);
+            sink.emit(Event::FolioUptodate {
+                index: f.index,
+                order: f.order,
+            });
+        }
+    }
+
+    /// `page_cache_next_miss`: the first index at or after `index` with no
+    /// folio, within `max_scan`; `index + max_scan` when there is none.
+    pub fn page_cache_next_miss(&self, index: u64, max_scan: u64) -> u64 {
+        let mut xas = XaState::new(index);
+        let mut nr = max_scan;
+        while nr > 0 {
+            nr -= 1;
+            let e = xas.next(&self.xa);
+            if e.is_empty() || e.is_value() {
+                return xas.index;
+            }
+            if xas.index == 0 {
+                return 0;
+            }
+        }
+        index + max_scan
+    }
+
+    /// `page_cache_prev_miss`: the last index at or before `index` with no
+    /// folio, within `max_scan`; `u64::MAX` on wrap-around.
+    pub fn page_cache_prev_miss(&self, index: u64, max_scan: u64) -> u64 {
+        let mut xas = XaState::new(index);
+        let mut nr = max_scan;
+        while nr > 0 {
+            nr -= 1;
+            let e = xas.prev(&self.xa);
+            if e.is_empty() || e.is_value() {
+                break;
+            }
+            if xas.index == u64::MAX {
+                break;
+            }
+        }
+        xas.index
+    }
+
+    /// Every cached folio in index order, uncounted.
+    pub fn for_each_folio(&self, mut f: impl FnMut(Folio)) {
+        self.xa.for_each_entry(|index, _order, e| {
+            if let Entry::Pointer(p) = e {
+                f(Folio::decode(index, p));
+            }
+        });
+    }
+
+    /// Evicts a folio, leaving a shadow: the page cache half of reclaim.
+    pub fn delete_from_page_cache(&mut self, folio: &Folio, shadow: Shadow) {
+        let mut xas = XaState::new_order(folio.index, folio.order);
+        xas.store(&mut self.xa, Entry::Value(shadow.encode()));
+        self.nrpages -= folio.nr_pages();
+        self.nr_shadows += 1;
+    }
+}

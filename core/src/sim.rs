@@ -1,0 +1,111 @@
+//! The simulation: a [`Config`] and a [`Machine`], advanced one access at a
+//! time. Each step pushes one access in and hands the resulting events to a
+//! sink; the state can be read between steps.
+
+use crate::config::Config;
+use crate::event::EventSink;
+use crate::machine::Machine;
+use crate::pattern::Access;
+
+/// A scenario in progress.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    cfg: Config,
+    machine: Machine,
+    step: u64,
+    len: u64,
+}
+
+impl Simulation {
+    pub fn new(cfg: Config) -> Self {
+        let machine = Machine::new(&cfg);
+        let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+        Simulation {
+            cfg,
+            machine,
+            step: 0,
+            len,
+        }
+    }
+
+    /// Resumes from a saved machine at `step`.
+    pub fn resume(cfg: Config, machine: Machine, step: u64) -> Self {
+        let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+        Simulation {
+            cfg,
+            machine,
+            step,
+            len,
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    pub fn machine(&self) -> &Machine {
+        &self.machine
+    }
+
+    /// The machine, to change model switches such as `fast_paths`.
+    pub fn machine_mut(&mut self) -> &mut Machine {
+        &mut self.machine
+    }
+
+    /// Accesses done so far.
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    /// Accesses in the whole scenario.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.step >= self.len
+    }
+
+    /// The access the next step makes.
+    pub fn next_access(&self) -> Option<Access> {
+        (!self.is_done()).then(|| {
+            self.cfg
+                .pattern
+                .access(self.step, self.cfg.file_size, self.cfg.page_size.bytes())
+        })
+    }
+
+    /// Makes one access. Returns false when the scenario was already over.
+    pub fn step<S: EventSink>(&mut self, sink: &mut S) -> bool {
+        let Some(access) = self.next_access() else {
+            return false;
+        };
+        match access {
+            Access::Touch { page } => self.machine.touch(page, sink),
+            Access::Read { offset, len } => self.machine.filemap_read(offset, len, sink),
+        }
+        self.machine.counters.accesses += 1;
+        self.step += 1;
+        true
+    }
+
+    /// Runs to step `target` (or the end).
+    pub fn run_to<S: EventSink>(&mut self, target: u64, sink: &mut S) {
+        while self.step < target && self.step(sink) {}
+    }
+
+    /// Runs to the end.
+    pub fn run<S: EventSink>(&mut self, sink: &mut S) {
+        let len = self.len;
+        self.run_to(len, sink);
+    }
+
+    /// Splits into the machine, for checkpoints.
+    pub fn into_parts(self) -> (Config, Machine, u64) {
+        (self.cfg, self.machine, self.step)
+    }
+}
