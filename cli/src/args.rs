@@ -1,0 +1,113 @@
+//! The scenario options every command takes, and their conversion to a
+//! [`Scenario`]. Bad values are rejected by clap with the option's name.
+
+use clap::Args;
+use folioscope_core::{Madvise, Pattern};
+use folioscope_scenario::{parse, Scenario};
+
+#[derive(Args, Clone, Debug)]
+pub struct ScenarioArgs {
+    /// Kernel variant (see `folioscope kernels`).
+    #[arg(long, default_value = "v6.18")]
+    pub kernel: String,
+
+    /// Switch a patch on (+NAME or NAME) or off (-NAME); repeatable.
+    #[arg(long = "patch", value_name = "[+|-]NAME", allow_hyphen_values = true)]
+    pub patches: Vec<String>,
+
+    /// File size, e.g. 2G, 512M.
+    #[arg(long, default_value = "2G", value_parser = size)]
+    pub file_size: u64,
+
+    /// Base page size: 4k, 16k or 64k.
+    #[arg(long, default_value = "4k", value_parser = size)]
+    pub page_size: u64,
+
+    /// read_ahead_kb of the device.
+    #[arg(long, default_value_t = 8192)]
+    pub read_ahead_kb: u64,
+
+    /// fault_around_bytes (debugfs).
+    #[arg(long, default_value = "64k", value_parser = size)]
+    pub fault_around_bytes: u64,
+
+    /// madvise() advice: normal, hugepage, sequential or random (for read
+    /// patterns, the posix_fadvise advice).
+    #[arg(long, default_value = "normal", value_parser = madvise)]
+    pub madvise: Madvise,
+
+    /// Access pattern: fwd, rev, stride:N, rstride:N, random:PCT:SEED,
+    /// read:BS, pread-rev:BS, trace:FILE.
+    #[arg(long, default_value = "fwd", value_parser = pattern)]
+    pub pattern: Pattern,
+
+    /// CONFIG_TRANSPARENT_HUGEPAGE: on or off.
+    #[arg(long, default_value = "on", value_parser = on_off)]
+    pub thp: bool,
+
+    /// Memory cgroup limit on the page cache, e.g. 2G.
+    #[arg(long, value_parser = size)]
+    pub memory_limit: Option<u64>,
+
+    /// Map the file executable (VM_EXEC).
+    #[arg(long)]
+    pub exec: bool,
+}
+
+fn size(s: &str) -> Result<u64, String> {
+    parse::parse_size(s)
+}
+
+fn madvise(s: &str) -> Result<Madvise, String> {
+    parse::parse_madvise(s)
+}
+
+fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" | "1" | "yes" | "true" => Ok(true),
+        "off" | "0" | "no" | "false" => Ok(false),
+        _ => Err(format!("'{s}' is not on or off")),
+    }
+}
+
+/// Reads a trace file here, at the edge, so the parser stays pure.
+fn pattern(s: &str) -> Result<Pattern, String> {
+    if let Some(path) = s.strip_prefix("trace:") {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read trace file '{path}': {e}"))?;
+        return parse::parse_pattern(s, Some(&text));
+    }
+    parse::parse_pattern(s, None)
+}
+
+/// The option that sets a core config field, for error messages.
+pub fn flag_of(field: &str) -> String {
+    match field {
+        "kernel" => "--kernel".into(),
+        f => format!("--{}", f.replace('_', "-")),
+    }
+}
+
+impl ScenarioArgs {
+    pub fn scenario(&self) -> Result<Scenario, String> {
+        let kernel = parse::parse_kernel(&self.kernel, &self.patches).map_err(|e| {
+            if e.contains("patch") {
+                format!("--patch: {e}")
+            } else {
+                format!("--kernel: {e}")
+            }
+        })?;
+        Ok(Scenario {
+            kernel,
+            file_size: self.file_size,
+            page_size: self.page_size,
+            read_ahead_kb: self.read_ahead_kb,
+            fault_around_bytes: self.fault_around_bytes,
+            madvise: self.madvise,
+            thp: self.thp,
+            memory_limit: self.memory_limit,
+            exec: self.exec,
+            pattern: self.pattern.clone(),
+        })
+    }
+}

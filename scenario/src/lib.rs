@@ -1,0 +1,17 @@
+//! folioscope-scenario: the text forms of folioscope's scenarios, shared by
+//! the CLI and the web app.
+//!
+//! - [`parse`]: sizes, patterns, madvise modes, kernels and trace files;
+//! - [`Scenario`]: the parameters with the machine's defaults, validated
+//!   into a core `Config`;
+//! - [`report`]: the figures of a run as JSON (the shape `folioscope run`
+//!   and `folioscope probe` print) and as a plain-text table;
+//! - [`text`]: one line per model event, naming the kernel function.
+
+pub mod parse;
+pub mod report;
+pub mod scenario;
+pub mod text;
+
+pub use report::Report;
+pub use scenario::{FieldError, Scenario};

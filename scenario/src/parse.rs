@@ -1,0 +1,334 @@
+//! Parsing the text forms of scenario parameters: sizes (`2G`, `64k`),
+//! patterns (`stride:64`, `random:1:42`), madvise modes, kernels and trace
+//! files. Every error names what was wrong in one line.
+
+use folioscope_core::{Access, Kernel, Madvise, Patch, Pattern, Variant};
+
+/// Parses a byte size: a whole number with an optional binary suffix
+/// (`k`, `M`, `G`, `T`, optionally followed by `iB` or `B`).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty size".into());
+    }
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, suffix) = t.split_at(digits_end);
+    if num.is_empty() {
+        return Err(format!("'{text}' is not a size (try 4k, 64K, 2G)"));
+    }
+    let n: u64 = num.parse().map_err(|_| format!("'{text}' is too large"))?;
+    let unit = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1u64,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        other => {
+            return Err(format!(
+                "'{text}' has an unknown unit '{other}' (use k, M, G or T)"
+            ))
+        }
+    };
+    n.checked_mul(unit)
+        .ok_or_else(|| format!("'{text}' is too large"))
+}
+
+/// Formats a byte size the way [`parse_size`] reads it back, exactly.
+pub fn format_size(bytes: u64) -> String {
+    for (unit, s) in [
+        (1u64 << 40, "T"),
+        (1 << 30, "G"),
+        (1 << 20, "M"),
+        (1 << 10, "k"),
+    ] {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
+            return format!("{}{s}", bytes / unit);
+        }
+    }
+    bytes.to_string()
+}
+
+/// Parses a madvise mode.
+pub fn parse_madvise(text: &str) -> Result<Madvise, String> {
+    Madvise::ALL
+        .into_iter()
+        .find(|m| m.name() == text.trim())
+        .ok_or_else(|| format!("'{text}' is not one of normal, hugepage, sequential, random"))
+}
+
+/// Parses a percentage like `1`, `0.5` or `12.345` into thousandths of a per cent.
+fn parse_milli_pct(text: &str) -> Result<u64, String> {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    if int.is_empty() && frac.is_empty()
+        || !int.chars().all(|c| c.is_ascii_digit())
+        || !frac.chars().all(|c| c.is_ascii_digit())
+        || frac.len() > 3
+    {
+        return Err(format!(
+            "'{text}' is not a percentage with at most three decimals"
+        ));
+    }
+    let i: u64 = if int.is_empty() {
+        0
+    } else {
+        int.parse().map_err(|_| format!("'{text}' is too large"))?
+    };
+    let mut f: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().unwrap_or(0)
+    };
+    for _ in frac.len()..3 {
+        f *= 10;
+    }
+    let v = i
+        .checked_mul(1000)
+        .and_then(|v| v.checked_add(f))
+        .ok_or_else(|| format!("'{text}' is too large"))?;
+    if v == 0 || v > 100_000 {
+        return Err(format!("percentage {text} is outside (0, 100]"));
+    }
+    Ok(v)
+}
+
+/// Formats thousandths of a per cent as the shortest exact decimal.
+pub fn format_milli_pct(v: u64) -> String {
+    let (i, f) = (v / 1000, v % 1000);
+    if f == 0 {
+        i.to_string()
+    } else {
+        format!("{i}.{:03}", f).trim_end_matches('0').to_string()
+    }
+}
+
+/// Parses a pattern. `trace:FILE` needs the file's text, which the caller
+/// reads and passes in `trace_text` (the CLI reads a file; the web app
+/// takes pasted text); a trace without it is an error.
+pub fn parse_pattern(text: &str, trace_text: Option<&str>) -> Result<Pattern, String> {
+    let t = text.trim();
+    let (name, arg) = t.split_once(':').unwrap_or((t, ""));
+    let num = |what: &str| -> Result<u64, String> {
+        arg.parse::<u64>()
+            .map_err(|_| format!("{name}:{arg}: {what} must be a whole number"))
+    };
+    match name {
+        "fwd" if arg.is_empty() => Ok(Pattern::Fwd),
+        "rev" if arg.is_empty() => Ok(Pattern::Rev),
+        "stride" | "rstride" => {
+            let n = num("the stride")?;
+            if n == 0 {
+                return Err(format!("{t}: the stride must be at least 1"));
+            }
+            Ok(if name == "stride" { Pattern::Stride(n) } else { Pattern::RStride(n) })
+        }
+        "random" => {
+            let (pct, seed) = arg
+                .split_once(':')
+                .ok_or_else(|| format!("{t}: write random:PCT:SEED, for example random:1:42"))?;
+            let milli_pct = parse_milli_pct(pct)?;
+            let seed = seed
+                .parse::<u64>()
+                .map_err(|_| format!("{t}: the seed must be a whole number"))?;
+            Ok(Pattern::Random { milli_pct, seed })
+        }
+        "read" | "pread-rev" => {
+            let bs = parse_size(arg).map_err(|e| format!("{t}: block size {e}"))?;
+            if bs == 0 {
+                return Err(format!("{t}: the block size must be at least 1 byte"));
+            }
+            if bs > 1 << 30 {
+                return Err(format!("{t}: the block size must be at most 1G"));
+            }
+            Ok(if name == "read" { Pattern::Read { bs } } else { Pattern::PreadRev { bs } })
+        }
+        "trace" => {
+            let Some(text) = trace_text else {
+                return Err(format!("{t}: the trace file was not read"));
+            };
+            parse_trace(text).map(Pattern::Trace)
+        }
+        _ => Err(format!(
+            "'{t}' is not a pattern (fwd, rev, stride:N, rstride:N, random:PCT:SEED, read:BS, pread-rev:BS, trace:FILE)"
+        )),
+    }
+}
+
+/// The text form of a pattern (a trace prints as `trace:<N accesses>`).
+pub fn format_pattern(p: &Pattern) -> String {
+    match p {
+        Pattern::Fwd => "fwd".into(),
+        Pattern::Rev => "rev".into(),
+        Pattern::Stride(n) => format!("stride:{n}"),
+        Pattern::RStride(n) => format!("rstride:{n}"),
+        Pattern::Random { milli_pct, seed } => {
+            format!("random:{}:{seed}", format_milli_pct(*milli_pct))
+        }
+        Pattern::Read { bs } => format!("read:{bs}"),
+        Pattern::PreadRev { bs } => format!("pread-rev:{bs}"),
+        Pattern::Trace(list) => format!("trace:<{} accesses>", list.len()),
+    }
+}
+
+/// Parses a trace: one access a line, `touch PAGE` or `read OFFSET LEN`.
+/// Blank lines and lines starting with `#` are skipped. Errors carry the
+/// line number.
+pub fn parse_trace(text: &str) -> Result<Vec<Access>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let bad = |why: &str| format!("trace line {line_no}: {why}: '{l}'");
+        match words.as_slice() {
+            ["touch", page] => {
+                let page = page
+                    .parse::<u64>()
+                    .map_err(|_| bad("the page must be a whole number"))?;
+                out.push(Access::Touch { page });
+            }
+            ["read", offset, len] => {
+                let offset = parse_size(offset).map_err(|_| bad("the offset must be a size"))?;
+                let len = parse_size(len).map_err(|_| bad("the length must be a size"))?;
+                if len == 0 {
+                    return Err(bad("a read of 0 bytes"));
+                }
+                out.push(Access::Read { offset, len });
+            }
+            _ => return Err(bad("expected 'touch PAGE' or 'read OFFSET LEN'")),
+        }
+    }
+    if out.is_empty() {
+        return Err("the trace has no accesses".into());
+    }
+    Ok(out)
+}
+
+/// Parses a kernel variant name.
+pub fn parse_variant(text: &str) -> Result<Variant, String> {
+    Variant::by_name(text.trim()).ok_or_else(|| {
+        let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+        format!(
+            "'{text}' is not a known kernel (known: {})",
+            names.join(", ")
+        )
+    })
+}
+
+/// Parses a patch name.
+pub fn parse_patch(text: &str) -> Result<Patch, String> {
+    Patch::ALL
+        .into_iter()
+        .find(|p| p.name() == text.trim())
+        .ok_or_else(|| format!("'{text}' is not a known patch (see `folioscope kernels`)"))
+}
+
+/// A kernel: a variant, then patches switched on (`+name`) or off (`-name`).
+pub fn parse_kernel(variant: &str, toggles: &[String]) -> Result<Kernel, String> {
+    let mut k = Kernel::from_variant(parse_variant(variant)?);
+    for t in toggles {
+        let t = t.trim();
+        if let Some(name) = t.strip_prefix('-') {
+            k.patches = k.patches.without(parse_patch(name)?);
+        } else {
+            let name = t.strip_prefix('+').unwrap_or(t);
+            k.patches = k.patches.with(parse_patch(name)?);
+        }
+    }
+    Ok(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("64k"), Ok(65536));
+        assert_eq!(parse_size("4KiB"), Ok(4096));
+        assert_eq!(parse_size("8192"), Ok(8192));
+        assert!(parse_size("").is_err());
+        assert!(parse_size("G").is_err());
+        assert!(parse_size("2X").unwrap_err().contains("unknown unit"));
+        assert!(parse_size("99999999999999999999")
+            .unwrap_err()
+            .contains("too large"));
+        assert!(parse_size("99999999T").unwrap_err().contains("too large"));
+        for s in [1u64, 4096, 65536, 2 << 30, 3 << 40, 12345] {
+            assert_eq!(parse_size(&format_size(s)), Ok(s));
+        }
+    }
+
+    #[test]
+    fn patterns() {
+        assert_eq!(parse_pattern("stride:64", None), Ok(Pattern::Stride(64)));
+        assert_eq!(
+            parse_pattern("random:1:42", None),
+            Ok(Pattern::Random {
+                milli_pct: 1000,
+                seed: 42
+            })
+        );
+        assert_eq!(
+            parse_pattern("random:0.5:7", None),
+            Ok(Pattern::Random {
+                milli_pct: 500,
+                seed: 7
+            })
+        );
+        assert_eq!(
+            parse_pattern("read:1M", None),
+            Ok(Pattern::Read { bs: 1 << 20 })
+        );
+        assert!(parse_pattern("stride:0", None)
+            .unwrap_err()
+            .contains("at least 1"));
+        assert!(parse_pattern("random:0:1", None)
+            .unwrap_err()
+            .contains("(0, 100]"));
+        assert!(parse_pattern("random:101:1", None)
+            .unwrap_err()
+            .contains("(0, 100]"));
+        assert!(parse_pattern("zigzag", None).is_err());
+        for p in [
+            "fwd",
+            "rev",
+            "stride:3",
+            "rstride:64",
+            "random:12.5:9",
+            "read:4096",
+            "pread-rev:65536",
+        ] {
+            assert_eq!(format_pattern(&parse_pattern(p, None).unwrap()), p);
+        }
+    }
+
+    #[test]
+    fn traces_report_the_line() {
+        let t = "# a comment\ntouch 3\n\nread 0 4k\nbogus 1\n";
+        let e = parse_trace(t).unwrap_err();
+        assert!(e.starts_with("trace line 5:"), "{e}");
+        assert_eq!(
+            parse_trace("touch 3\nread 4096 8k").unwrap(),
+            vec![
+                Access::Touch { page: 3 },
+                Access::Read {
+                    offset: 4096,
+                    len: 8192
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn kernels() {
+        assert!(parse_kernel("v6.18", &[]).is_ok());
+        assert!(parse_kernel("v9.9", &[])
+            .unwrap_err()
+            .contains("not a known kernel"));
+        assert!(parse_madvise("huge").is_err());
+    }
+}

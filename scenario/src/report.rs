@@ -1,0 +1,271 @@
+//! The figures of a run in the JSON shape `folioscope run` and `folioscope
+//! probe` share, and as a plain-text table for mailing lists.
+//!
+//! JSON fields:
+//! - `source`: `model` or `probe`;
+//! - `kernel`, `file_size`, `page_size`, `read_ahead_kb`,
+//!   `fault_around_bytes`, `pattern`, `madvise`, `thp`, `memory_limit`;
+//! - `step` and `steps`: accesses done, of how many;
+//! - `major_faults`, `minor_faults`: getrusage's counts;
+//! - `bytes_read`: bytes submitted for reading (`read_bytes` of /proc/self/io);
+//! - `read_ios`: block requests (the model's count; the probe's is the
+//!   device's completed reads, when it can read them);
+//! - `resident_pages`, and `resident`: runs of resident pages as
+//!   `[start_page, length]`;
+//! - `folios`: runs of adjacent equal-order folios as `[start_page, order, count]`;
+//! - `file_pmd_mapped_kb`: FilePmdMapped of smaps;
+//! - `mmap_miss`, `xa_node_visits`, `xa_loads`, `ra`: model state (absent
+//!   from a probe).
+
+use folioscope_core::{Config, Summary};
+use serde::{Deserialize, Serialize};
+
+use crate::parse::format_pattern;
+
+/// `file_ra_state` in a report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RaReport {
+    pub start: u64,
+    pub size: u64,
+    pub async_size: u64,
+    pub ra_pages: u64,
+    pub order: u16,
+    pub prev_pos: i64,
+}
+
+/// One run's figures.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub source: String,
+    pub kernel: String,
+    pub file_size: u64,
+    pub page_size: u64,
+    pub read_ahead_kb: u64,
+    pub fault_around_bytes: u64,
+    pub pattern: String,
+    pub madvise: String,
+    pub thp: bool,
+    #[serde(default)]
+    pub memory_limit: Option<u64>,
+    pub step: u64,
+    pub steps: u64,
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    pub bytes_read: u64,
+    #[serde(default)]
+    pub read_ios: Option<u64>,
+    pub resident_pages: u64,
+    pub resident: Vec<[u64; 2]>,
+    pub folios: Vec<[u64; 3]>,
+    #[serde(default)]
+    pub file_pmd_mapped_kb: Option<u64>,
+    #[serde(default)]
+    pub mmap_miss: Option<u16>,
+    #[serde(default)]
+    pub xa_node_visits: Option<u64>,
+    #[serde(default)]
+    pub xa_loads: Option<u64>,
+    #[serde(default)]
+    pub ra: Option<RaReport>,
+}
+
+/// How far the model's minor faults may be from the kernel's: 1%, rounded
+/// up. The kernel's own count moves by a few between runs, as async
+/// readahead completes sooner or later than the reader arrives.
+pub fn minor_tolerance(kernel: u64) -> u64 {
+    kernel.div_ceil(100)
+}
+
+impl Report {
+    /// The model's figures after `step` of `steps` accesses.
+    pub fn from_model(cfg: &Config, summary: &Summary, step: u64, steps: u64) -> Self {
+        Report {
+            source: "model".into(),
+            kernel: cfg.kernel.label(),
+            file_size: cfg.file_size,
+            page_size: cfg.page_size.bytes(),
+            read_ahead_kb: cfg.read_ahead_kb,
+            fault_around_bytes: cfg.fault_around_bytes,
+            pattern: format_pattern(&cfg.pattern),
+            madvise: cfg.madvise.name().into(),
+            thp: cfg.thp,
+            memory_limit: cfg.memory_limit,
+            step,
+            steps,
+            major_faults: summary.major_faults,
+            minor_faults: summary.minor_faults,
+            bytes_read: summary.bytes_read,
+            read_ios: Some(summary.read_ios),
+            resident_pages: summary.resident_pages,
+            resident: summary.resident.iter().map(|&(s, l)| [s, l]).collect(),
+            folios: summary
+                .folios
+                .iter()
+                .map(|r| [r.start, r.order as u64, r.count])
+                .collect(),
+            file_pmd_mapped_kb: Some(summary.file_pmd_mapped_kb),
+            mmap_miss: Some(summary.mmap_miss),
+            xa_node_visits: Some(summary.xa.node_visits),
+            xa_loads: Some(summary.xa.xas_load),
+            ra: Some(RaReport {
+                start: summary.ra.start,
+                size: summary.ra.size,
+                async_size: summary.ra.async_size,
+                ra_pages: summary.ra.ra_pages,
+                order: summary.ra.order,
+                prev_pos: summary.ra.prev_pos,
+            }),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a report always serialises")
+    }
+
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        serde_json::from_str(text).map_err(|e| format!("not a folioscope report: {e}"))
+    }
+
+    /// Folios by order, summed from the runs.
+    pub fn folios_by_order(&self) -> Vec<(u64, u64)> {
+        let mut by: std::collections::BTreeMap<u64, u64> = Default::default();
+        for r in &self.folios {
+            *by.entry(r[1]).or_default() += r[2];
+        }
+        by.into_iter().collect()
+    }
+
+    /// A plain-text table, at most 78 columns wide.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let mb = |b: u64| b as f64 / (1u64 << 20) as f64;
+        s.push_str(&format!(
+            "{} {}: {} file, {} pages, read_ahead_kb {}, fault_around {}\n",
+            self.source,
+            self.kernel,
+            crate::parse::format_size(self.file_size),
+            crate::parse::format_size(self.page_size),
+            self.read_ahead_kb,
+            crate::parse::format_size(self.fault_around_bytes)
+        ));
+        s.push_str(&format!(
+            "pattern {}, madvise {}, THP {}{}, step {} of {}\n\n",
+            self.pattern,
+            self.madvise,
+            if self.thp { "on" } else { "off" },
+            self.memory_limit
+                .map(|l| format!(", memory limit {}", crate::parse::format_size(l)))
+                .unwrap_or_default(),
+            self.step,
+            self.steps
+        ));
+        let row = |s: &mut String, k: &str, v: String| s.push_str(&format!("  {k:<22}{v:>14}\n"));
+        row(&mut s, "major faults", self.major_faults.to_string());
+        row(&mut s, "minor faults", self.minor_faults.to_string());
+        row(&mut s, "MB read", format!("{:.1}", mb(self.bytes_read)));
+        if let Some(ios) = self.read_ios {
+            row(&mut s, "read I/Os", ios.to_string());
+        }
+        let total = self.file_size.div_ceil(self.page_size).max(1);
+        row(
+            &mut s,
+            "resident pages",
+            format!(
+                "{} ({:.1}%)",
+                self.resident_pages,
+                100.0 * self.resident_pages as f64 / total as f64
+            ),
+        );
+        if let Some(kb) = self.file_pmd_mapped_kb {
+            row(&mut s, "FilePmdMapped kB", kb.to_string());
+        }
+        if let Some(m) = self.mmap_miss {
+            row(&mut s, "mmap_miss", m.to_string());
+        }
+        if let Some(v) = self.xa_node_visits {
+            row(&mut s, "xarray node visits", v.to_string());
+        }
+        if let Some(ra) = &self.ra {
+            row(
+                &mut s,
+                "ra window",
+                format!("{}+{}/{}", ra.start, ra.size, ra.async_size),
+            );
+        }
+        let orders: Vec<String> = self
+            .folios_by_order()
+            .iter()
+            .map(|(o, c)| format!("{c}x{o}"))
+            .collect();
+        if !orders.is_empty() {
+            s.push_str("  folios (count x order)\n");
+            let mut line = String::from("   ");
+            for o in orders {
+                if line.len() + o.len() + 1 > 76 {
+                    s.push_str(&line);
+                    s.push('\n');
+                    line = String::from("   ");
+                }
+                line.push(' ');
+                line.push_str(&o);
+            }
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Where a model report and a probe report of the same scenario
+    /// differ, one line each; empty when they agree within tolerance.
+    pub fn differences(&self, real: &Report) -> Vec<String> {
+        let model = self;
+        let mut out = Vec::new();
+        if model.major_faults != real.major_faults {
+            out.push(format!(
+                "major faults: model {} kernel {}",
+                model.major_faults, real.major_faults
+            ));
+        }
+        let tol = minor_tolerance(real.minor_faults);
+        if model.minor_faults.abs_diff(real.minor_faults) > tol {
+            out.push(format!(
+                "minor faults: model {} kernel {} (tolerance {tol})",
+                model.minor_faults, real.minor_faults
+            ));
+        }
+        if model.bytes_read != real.bytes_read {
+            out.push(format!(
+                "bytes read: model {} kernel {}",
+                model.bytes_read, real.bytes_read
+            ));
+        }
+        if model.resident != real.resident {
+            out.push(format!(
+                "residency: model {} pages in {} runs, kernel {} pages in {} runs",
+                model.resident_pages,
+                model.resident.len(),
+                real.resident_pages,
+                real.resident.len()
+            ));
+        }
+        if model.folios != real.folios {
+            let first = model
+                .folios
+                .iter()
+                .zip(&real.folios)
+                .position(|(a, b)| a != b)
+                .unwrap_or(model.folios.len().min(real.folios.len()));
+            out.push(format!(
+                "folio layout differs from run {first}: model {:?} kernel {:?}",
+                model.folios.get(first),
+                real.folios.get(first)
+            ));
+        }
+        if let (Some(a), Some(b)) = (model.file_pmd_mapped_kb, real.file_pmd_mapped_kb) {
+            if a != b {
+                out.push(format!("FilePmdMapped: model {a} kB kernel {b} kB"));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,106 @@
+//! One line of text per model event, naming the kernel function and what
+//! it changed, as the event log and `folioscope run --events` print them.
+
+use folioscope_core::event::{FaultOutcome, MissCause, NoRaReason};
+use folioscope_core::fault::MMAP_LOTSAMISS;
+use folioscope_core::Event;
+
+/// The event as one line.
+pub fn event_line(e: &Event) -> String {
+    let f = e.func().name();
+    match *e {
+        Event::FaultStart { page, .. } => format!("{f}: read fault at page {page}"),
+        Event::FaultAttempt {
+            page,
+            outcome,
+            major,
+            ..
+        } => {
+            let what = match outcome {
+                FaultOutcome::NoPage => "mapped by fault-around (VM_FAULT_NOPAGE)",
+                FaultOutcome::Locked => "folio locked and mapped",
+                FaultOutcome::Retry => "mmap lock dropped for I/O (VM_FAULT_RETRY)",
+            };
+            format!(
+                "{f}: page {page}: {what}{}",
+                if major { ", VM_FAULT_MAJOR" } else { "" }
+            )
+        }
+        Event::FaultAccounted { page, major } => {
+            format!(
+                "{f}: page {page}: {} fault",
+                if major { "major" } else { "minor" }
+            )
+        }
+        Event::FolioAdded { index, order, .. } => {
+            format!(
+                "{f}: folio added at {index}, order {order} ({} pages)",
+                1u64 << order
+            )
+        }
+        Event::FolioUptodate { index, order } => {
+            format!("{f}: read done, folio {index} (order {order}) uptodate and unlocked")
+        }
+        Event::ReadaheadFlag { index, set, .. } => {
+            format!(
+                "{f}: PG_readahead {} on folio {index}",
+                if set { "set" } else { "cleared" }
+            )
+        }
+        Event::Window { window: w, .. } => format!(
+            "{f}: window start {} size {} async_size {} order {}",
+            w.start, w.size, w.async_size, w.order
+        ),
+        Event::MmapMiss {
+            old, new, cause, ..
+        } => {
+            let why = match cause {
+                MissCause::CacheMiss => "page-cache miss".to_string(),
+                MissCause::CacheHit => "page-cache hit".to_string(),
+                MissCause::FaultAroundHits { pages } => {
+                    format!("{pages} pages mapped around the fault")
+                }
+                MissCause::PmdHit => "PMD mapping counted as a hit".to_string(),
+            };
+            let over = if new > MMAP_LOTSAMISS && old <= MMAP_LOTSAMISS {
+                " > MMAP_LOTSAMISS"
+            } else if old > MMAP_LOTSAMISS && new <= MMAP_LOTSAMISS {
+                " <= MMAP_LOTSAMISS again"
+            } else {
+                ""
+            };
+            format!("{f}: mmap_miss {old}\u{2192}{new}{over} ({why})")
+        }
+        Event::NoReadahead {
+            reason, mmap_miss, ..
+        } => match reason {
+            NoRaReason::LotsaMiss => {
+                format!("{f}: mmap_miss {mmap_miss} > MMAP_LOTSAMISS, no readahead")
+            }
+            NoRaReason::RandRead => format!("{f}: VM_RAND_READ, no readahead"),
+            NoRaReason::NoRaPages => format!("{f}: ra_pages is 0, no readahead"),
+        },
+        Event::PtesMapped { first, nr, .. } => {
+            if nr == 1 {
+                format!("{f}: PTE mapped for page {first}")
+            } else {
+                format!(
+                    "{f}: {nr} PTEs mapped, pages {first}..{}",
+                    first + nr as u64 - 1
+                )
+            }
+        }
+        Event::PmdMapped { index, .. } => format!("{f}: PMD mapped for folio {index}"),
+        Event::IoSubmitted { first, nr, .. } => {
+            format!("{f}: read submitted, {nr} pages from {first}")
+        }
+        Event::ReadCall { offset, len } => format!("{f}: read({len} bytes at {offset})"),
+        Event::Copied { offset, len } => format!("{f}: copied {len} bytes at {offset}"),
+        Event::Evicted { index, order } => {
+            format!("{f}: folio {index} (order {order}) evicted, shadow left")
+        }
+        Event::Refault { index, order } => {
+            format!("{f}: folio {index} (order {order}) refaulted, activated as workingset")
+        }
+    }
+}
