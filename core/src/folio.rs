@@ -167,6 +167,8 @@ impl Shadow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn folio_round_trips_through_a_payload() {

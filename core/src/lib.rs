@@ -37,6 +37,7 @@ pub mod readahead;
 pub mod reclaim;
 pub mod sim;
 pub mod summary;
+pub mod timeline;
 pub mod xarray;
 
 pub use config::{Config, ConfigError, ConfigParts, Madvise, PageSize};
@@ -46,3 +47,4 @@ pub use machine::Machine;
 pub use pattern::{Access, Pattern};
 pub use sim::Simulation;
 pub use summary::{FolioRun, Summary};
+pub use timeline::{Mark, Sample, Timeline};

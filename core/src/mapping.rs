@@ -95,6 +95,11 @@ impl Mapping {
         }
     }
 
+    /// Whether a PTE (not a PMD) maps `page`.
+    pub fn pte_mapped(&self, page: u64) -> bool {
+        self.pmd_of(page) == Pmd::Table && self.pte[(page / 64) as usize] & (1 << (page % 64)) != 0
+    }
+
     /// `pte_none`: no PTE for this page (a PMD mapping counts as not none).
     pub fn pte_none(&self, page: u64) -> bool {
         !self.is_mapped(page)

@@ -180,6 +180,8 @@ pub fn random_page(seed: u64, k: u64, pages: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn lengths_and_ends() {

@@ -667,6 +667,54 @@ impl XArray {
         self.walk_entries(node_of(head), 0, &mut f);
     }
 
+    /// Every present entry overlapping `[first, last]`, in index order.
+    /// Not counted; for display.
+    pub fn for_each_entry_in(&self, first: u64, last: u64, mut f: impl FnMut(u64, u8, Entry)) {
+        let head = self.head;
+        if head == 0 || first > last {
+            return;
+        }
+        if !is_node(head) {
+            if first == 0 {
+                f(0, 0, decode(head));
+            }
+            return;
+        }
+        self.walk_range(node_of(head), 0, first, last, &mut f);
+    }
+
+    fn walk_range(&self, id: NodeId, base: u64, first: u64, last: u64, f: &mut impl FnMut(u64, u8, Entry)) {
+        let n = &self.nodes[id as usize];
+        let span = |k: usize| base.saturating_add((k as u64) << n.shift);
+        let lo = if first <= base { 0 } else { (((first - base) >> n.shift).min(63)) as usize };
+        // Start at the canonical slot of an entry that covers `first`.
+        let mut off = lo;
+        while off > 0 && is_sibling(n.slots[off]) {
+            off -= 1;
+        }
+        while off < XA_CHUNK_SIZE {
+            let start = span(off);
+            if start > last {
+                break;
+            }
+            let slot = n.slots[off];
+            if is_node(slot) {
+                self.walk_range(node_of(slot), start, first, last, f);
+                off += 1;
+            } else if slot != 0 && !is_sibling(slot) {
+                let mut sibs = 0;
+                while off + sibs + 1 < XA_CHUNK_SIZE && is_sibling(n.slots[off + sibs + 1]) {
+                    sibs += 1;
+                }
+                let order = n.shift + (sibs + 1).trailing_zeros() as u8;
+                f(start, order, decode(slot));
+                off += sibs + 1;
+            } else {
+                off += 1;
+            }
+        }
+    }
+
     fn walk_entries(&self, id: NodeId, base: u64, f: &mut impl FnMut(u64, u8, Entry)) {
         let n = &self.nodes[id as usize];
         let mut off = 0;

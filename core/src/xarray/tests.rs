@@ -2,6 +2,8 @@
 //! property test against a `BTreeMap`.
 
 use super::*;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 /// `xa_mk_index`: the test suite's stand-in entry for an index.
 fn mk(i: u64) -> Entry {

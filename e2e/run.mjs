@@ -1,0 +1,99 @@
+// End-to-end tests of the built dist/ in headless Chromium.
+//
+// The runner serves dist/ from a sub-path of a local server (so relative
+// asset URLs are exercised), blocks and reports any request that leaves it,
+// fails on any console error or page error, and runs every module in
+// tests/ in name order. Screenshots go to $FOLIOSCOPE_OUT.
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) { console.error(`e2e: ${k} is not set (run through cargo xtask e2e)`); process.exit(2); }
+  return v;
+};
+const DIST = env('FOLIOSCOPE_DIST');
+const OUT = env('FOLIOSCOPE_OUT');
+const CLI = env('FOLIOSCOPE_CLI');
+const require = createRequire(path.join(env('FOLIOSCOPE_TOOLS'), 'node_modules', 'x.js'));
+const { chromium } = require('playwright-core');
+
+const SUB = '/pages/folioscope/';
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json' };
+
+function serve() {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    if (!url.pathname.startsWith(SUB)) { res.writeHead(404); res.end('not under ' + SUB); return; }
+    let rel = url.pathname.slice(SUB.length) || 'index.html';
+    const file = path.join(DIST, path.normalize(rel));
+    if (!file.startsWith(DIST) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+class Failure extends Error {}
+export function expect(cond, msg) { if (!cond) throw new Failure(msg); }
+export function expectEq(a, b, msg) { if (a !== b) throw new Failure(`${msg}: got ${JSON.stringify(a)}, want ${JSON.stringify(b)}`); }
+
+const server = await serve();
+const base = `http://127.0.0.1:${server.address().port}${SUB}`;
+const browser = await chromium.launch({
+  executablePath: env('FOLIOSCOPE_CHROMIUM'),
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run', '--disable-quic'],
+});
+
+const problems = [];
+async function newPage(query = '', viewport = { width: 1400, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await page.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith(base)) return route.continue();
+    problems.push(`network request outside the site: ${u}`);
+    return route.abort();
+  });
+  const t0 = Date.now();
+  await page.goto(base + query);
+  await page.waitForSelector('[data-testid="strip"]', { timeout: 15000 });
+  page.loadMs = Date.now() - t0;
+  return page;
+}
+
+const ctx = {
+  base, newPage, expect, expectEq,
+  shot: async (page, name) => page.screenshot({ path: path.join(OUT, name + '.png'), fullPage: true }),
+  cli: (args) => JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8' })),
+  text: async (page, id) => (await page.textContent(`[data-testid="${id}"]`)).trim(),
+  log: (...a) => console.log('   ', ...a),
+};
+
+const files = fs.readdirSync(path.join(here, 'tests')).filter((f) => f.endsWith('.mjs')).sort();
+let failed = 0;
+for (const f of files) {
+  const mod = await import(path.join(here, 'tests', f));
+  const before = problems.length;
+  const t0 = Date.now();
+  try {
+    await mod.run(ctx);
+    if (problems.length > before) throw new Failure(problems.slice(before).join('; '));
+    console.log(`ok   ${f} (${Date.now() - t0} ms)`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${f}: ${e.message}`);
+  }
+}
+await browser.close();
+server.close();
+if (failed) { console.log(`${failed} of ${files.length} e2e test files failed`); process.exit(1); }
+console.log(`all ${files.length} e2e test files passed; screenshots in ${OUT}`);

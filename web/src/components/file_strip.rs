@@ -1,0 +1,212 @@
+//! The file strip: the whole file, or the zoomed range, as one canvas row.
+//! The wheel zooms around the pointer; a drag selects a range to zoom to;
+//! a double click zooms back out. At single-page zoom, page indices show.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use yew::prelude::*;
+
+use crate::app::AppContext;
+use crate::palette;
+use crate::state::Action;
+use crate::strip::{self, View};
+
+/// The pixel buffer, reused from frame to frame.
+#[derive(Default)]
+struct Buffers {
+    rgba: Vec<u8>,
+}
+
+fn canvas_width(canvas: &HtmlCanvasElement) -> u32 {
+    canvas
+        .parent_element()
+        .map(|p| p.client_width().max(200) as u32)
+        .unwrap_or(1000)
+}
+
+#[component]
+pub fn FileStrip() -> Html {
+    let state = use_context::<AppContext>().expect("app context");
+    let canvas_ref = use_node_ref();
+    let buffers = use_mut_ref(Buffers::default);
+    let drag = use_state(|| None::<(f64, f64)>);
+    let width = use_state(|| 0u32);
+
+    // Track the container's width.
+    {
+        let canvas_ref = canvas_ref.clone();
+        let width = width.clone();
+        use_effect_with((), move |_| {
+            let measure = {
+                let canvas_ref = canvas_ref.clone();
+                let width = width.clone();
+                move || {
+                    if let Some(c) = canvas_ref.cast::<HtmlCanvasElement>() {
+                        width.set(canvas_width(&c));
+                    }
+                }
+            };
+            measure();
+            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| measure());
+            move || drop(listener)
+        });
+    }
+
+    // Draw after every change of state or size.
+    {
+        let canvas_ref = canvas_ref.clone();
+        let state = state.clone();
+        let buffers = buffers.clone();
+        let w = *width;
+        use_effect_with((state.generation, w), move |_| {
+            draw(&canvas_ref, &state, &buffers, w);
+        });
+    }
+
+    let view_of = {
+        let state = state.clone();
+        let width = *width;
+        move || View {
+            first: state.zoom.0,
+            end: state.zoom.1,
+            width: width.max(1),
+        }
+    };
+
+    let onwheel = {
+        let state = state.clone();
+        let view_of = view_of.clone();
+        Callback::from(move |e: WheelEvent| {
+            e.prevent_default();
+            let v = view_of();
+            let x = e.offset_x().max(0) as u32;
+            let at = v.page_at(x.min(v.width - 1));
+            let pages = v.pages();
+            let factor = if e.delta_y() < 0.0 { 0.5 } else { 2.0 };
+            let new_pages = ((pages as f64 * factor) as u64).max(8);
+            let left = ((at - v.first) as f64 / pages as f64 * new_pages as f64) as u64;
+            let first = at.saturating_sub(left);
+            state.dispatch(Action::Zoom(first, first + new_pages));
+        })
+    };
+    let onmousedown = {
+        let drag = drag.clone();
+        Callback::from(move |e: MouseEvent| drag.set(Some((e.offset_x() as f64, e.offset_x() as f64))))
+    };
+    let onmousemove = {
+        let drag = drag.clone();
+        Callback::from(move |e: MouseEvent| {
+            if let Some((a, _)) = *drag {
+                drag.set(Some((a, e.offset_x() as f64)));
+            }
+        })
+    };
+    let onmouseup = {
+        let drag = drag.clone();
+        let state = state.clone();
+        let view_of = view_of.clone();
+        Callback::from(move |_e: MouseEvent| {
+            if let Some((a, b)) = *drag {
+                let (x0, x1) = if a < b { (a, b) } else { (b, a) };
+                if x1 - x0 > 4.0 {
+                    let v = view_of();
+                    let first = v.page_at(x0.max(0.0) as u32);
+                    let end = v.page_at((x1 as u32).min(v.width)).max(first + 1);
+                    state.dispatch(Action::Zoom(first, end));
+                }
+            }
+            drag.set(None);
+        })
+    };
+    let ondblclick = {
+        let state = state.clone();
+        Callback::from(move |_| state.dispatch(Action::ZoomReset))
+    };
+    let selection = drag.map(|(a, b)| {
+        let (x0, x1) = if a < b { (a, b) } else { (b, a) };
+        html! { <div class="selection" style={format!("left:{x0}px;width:{}px", x1 - x0)} /> }
+    });
+    let v = view_of();
+    html! {
+        <div class="strip-wrap">
+            <div class="strip-head">
+                <span data-testid="zoom">{ format!("pages {}..{} of {}", v.first, v.end.saturating_sub(1), state.scenario.file_size.div_ceil(state.scenario.page_size)) }</span>
+                <span class="muted">{ " wheel: zoom · drag: select · double-click: whole file" }</span>
+            </div>
+            <div class="strip-canvas">
+                <canvas ref={canvas_ref} data-testid="strip" height={strip::HEIGHT.to_string()}
+                    {onwheel} {onmousedown} {onmousemove} {onmouseup} {ondblclick} />
+                { for selection }
+            </div>
+            <Legend />
+        </div>
+    }
+}
+
+fn draw(canvas_ref: &NodeRef, state: &AppContext, buffers: &Rc<RefCell<Buffers>>, width: u32) {
+    let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
+    let w = if width == 0 { canvas_width(&canvas) } else { width };
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    let Ok(Some(ctx)) = canvas.get_context("2d") else { return };
+    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else { return };
+    let view = View {
+        first: state.zoom.0,
+        end: state.zoom.1,
+        width: w,
+    };
+    let run = state.run.clone();
+    let sim = run.sim.borrow();
+    let cursor = sim.config().pattern.len(sim.config().file_size, sim.config().page_size.bytes());
+    let cursor_page = (state.step > 0 && cursor > 0)
+        .then(|| {
+            sim.config()
+                .pattern
+                .access(state.step - 1, sim.config().file_size, sim.config().page_size.bytes())
+        })
+        .map(|a| match a {
+            folioscope_core::Access::Touch { page } => page,
+            folioscope_core::Access::Read { offset, .. } => offset >> sim.config().page_size.shift(),
+        });
+    let mut b = buffers.borrow_mut();
+    strip::render(sim.machine(), view, cursor_page, &mut b.rgba);
+    if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.rgba), w, strip::HEIGHT) {
+        let _ = ctx.put_image_data(&img, 0.0, 0.0);
+    }
+    // Page indices once single pages are wide enough to label.
+    let pages = view.pages();
+    if pages > 0 && (w as u64) / pages >= 24 {
+        ctx.set_font("10px sans-serif");
+        ctx.set_fill_style_str("#ffffff");
+        for p in view.first..view.end {
+            if let Some(x) = view.x_of(p) {
+                let _ = ctx.fill_text(&p.to_string(), x as f64 + 2.0, 42.0);
+            }
+        }
+    }
+}
+
+#[component]
+fn Legend() -> Html {
+    let swatch = |css: String, label: String| {
+        html! { <span class="swatch"><i style={format!("background:{css}")}></i>{ label }</span> }
+    };
+    let rgb = |c: [u8; 3]| format!("rgb({},{},{})", c[0], c[1], c[2]);
+    html! {
+        <div class="legend" data-testid="legend">
+            { for (0..=9u8).map(|o| swatch(palette::order_css(o), format!("order {o}"))) }
+            { swatch(rgb(palette::UNCACHED), "not cached".into()) }
+            { swatch(rgb(palette::LOCKED), "under I/O".into()) }
+            { swatch(rgb(palette::READAHEAD), "PG_readahead".into()) }
+            { swatch(rgb(palette::PTE), "PTE-mapped".into()) }
+            { swatch(rgb(palette::PMD), "PMD-mapped".into()) }
+            { swatch(rgb(palette::WINDOW), "ra window".into()) }
+            { swatch(rgb(palette::WINDOW_ASYNC), "async part".into()) }
+            { swatch(rgb(palette::CURSOR), "current access".into()) }
+        </div>
+    }
+}

@@ -1,0 +1,34 @@
+//! The keyboard help overlay (`?`).
+
+use yew::prelude::*;
+
+use crate::app::AppContext;
+use crate::state::Action;
+
+#[component]
+pub fn Help() -> Html {
+    let state = use_context::<AppContext>().expect("app context");
+    let close = {
+        let d = state.dispatcher();
+        Callback::from(move |_| d.dispatch(Action::ToggleHelp))
+    };
+    let keys = [
+        ("space", "play / pause"),
+        ("← →", "one access back / forward"),
+        ("shift + ← →", "previous / next major fault"),
+        ("Home / End", "first / last step"),
+        ("?", "this help"),
+        ("Esc", "dismiss a banner"),
+    ];
+    html! {
+        <div class="overlay" data-testid="help" onclick={close}>
+            <div class="help">
+                <h2>{ "Keyboard" }</h2>
+                <table>
+                    { for keys.iter().map(|(k, v)| html! { <tr><td class="key">{ *k }</td><td>{ *v }</td></tr> }) }
+                </table>
+                <p class="muted">{ "Click anywhere to close." }</p>
+            </div>
+        </div>
+    }
+}
