@@ -92,9 +92,7 @@ impl EventSink for Recorder {
             Event::Window { func, .. }
                 if matches!(
                     func,
-                    KFunc::PageCacheSyncRa
-                        | KFunc::PageCacheAsyncRa
-                        | KFunc::DoSyncMmapReadahead
+                    KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead
                 ) =>
             {
                 self.readahead = true
@@ -142,8 +140,12 @@ impl Timeline {
             rec.crossing = false;
             sim.step(&mut rec);
             let done = k + 1;
-            density[(k / bucket) as usize] = density[(k / bucket) as usize].saturating_add(rec.events);
-            for (i, hit) in [rec.major, rec.readahead, rec.crossing].into_iter().enumerate() {
+            density[(k / bucket) as usize] =
+                density[(k / bucket) as usize].saturating_add(rec.events);
+            for (i, hit) in [rec.major, rec.readahead, rec.crossing]
+                .into_iter()
+                .enumerate()
+            {
                 if hit {
                     marks[i].push(done);
                 }

@@ -683,10 +683,21 @@ impl XArray {
         self.walk_range(node_of(head), 0, first, last, &mut f);
     }
 
-    fn walk_range(&self, id: NodeId, base: u64, first: u64, last: u64, f: &mut impl FnMut(u64, u8, Entry)) {
+    fn walk_range(
+        &self,
+        id: NodeId,
+        base: u64,
+        first: u64,
+        last: u64,
+        f: &mut impl FnMut(u64, u8, Entry),
+    ) {
         let n = &self.nodes[id as usize];
         let span = |k: usize| base.saturating_add((k as u64) << n.shift);
-        let lo = if first <= base { 0 } else { (((first - base) >> n.shift).min(63)) as usize };
+        let lo = if first <= base {
+            0
+        } else {
+            (((first - base) >> n.shift).min(63)) as usize
+        };
         // Start at the canonical slot of an entry that covers `first`.
         let mut off = lo;
         while off > 0 && is_sibling(n.slots[off]) {

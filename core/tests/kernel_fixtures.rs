@@ -11,18 +11,54 @@ use folioscope_core::{Config, Madvise, NoEvents, PageSize, Pattern, Simulation, 
 use serde_json::Value;
 
 const FIXTURES: &[(&str, &str)] = &[
-    ("2g-rev-normal", include_str!("../../cli/tests/fixtures/2g-rev-normal.json")),
-    ("2g-rev-hugepage", include_str!("../../cli/tests/fixtures/2g-rev-hugepage.json")),
-    ("2g-rev-sequential", include_str!("../../cli/tests/fixtures/2g-rev-sequential.json")),
-    ("2g-rev-random", include_str!("../../cli/tests/fixtures/2g-rev-random.json")),
-    ("2g-fwd-normal", include_str!("../../cli/tests/fixtures/2g-fwd-normal.json")),
-    ("2g-fwd-hugepage", include_str!("../../cli/tests/fixtures/2g-fwd-hugepage.json")),
-    ("2g-fwd-sequential", include_str!("../../cli/tests/fixtures/2g-fwd-sequential.json")),
-    ("2g-fwd-random", include_str!("../../cli/tests/fixtures/2g-fwd-random.json")),
-    ("2g-stride-64-normal", include_str!("../../cli/tests/fixtures/2g-stride-64-normal.json")),
-    ("2g-stride-64-hugepage", include_str!("../../cli/tests/fixtures/2g-stride-64-hugepage.json")),
-    ("2g-read-4096-normal", include_str!("../../cli/tests/fixtures/2g-read-4096-normal.json")),
-    ("2g-read-1048576-normal", include_str!("../../cli/tests/fixtures/2g-read-1048576-normal.json")),
+    (
+        "2g-rev-normal",
+        include_str!("../../cli/tests/fixtures/2g-rev-normal.json"),
+    ),
+    (
+        "2g-rev-hugepage",
+        include_str!("../../cli/tests/fixtures/2g-rev-hugepage.json"),
+    ),
+    (
+        "2g-rev-sequential",
+        include_str!("../../cli/tests/fixtures/2g-rev-sequential.json"),
+    ),
+    (
+        "2g-rev-random",
+        include_str!("../../cli/tests/fixtures/2g-rev-random.json"),
+    ),
+    (
+        "2g-fwd-normal",
+        include_str!("../../cli/tests/fixtures/2g-fwd-normal.json"),
+    ),
+    (
+        "2g-fwd-hugepage",
+        include_str!("../../cli/tests/fixtures/2g-fwd-hugepage.json"),
+    ),
+    (
+        "2g-fwd-sequential",
+        include_str!("../../cli/tests/fixtures/2g-fwd-sequential.json"),
+    ),
+    (
+        "2g-fwd-random",
+        include_str!("../../cli/tests/fixtures/2g-fwd-random.json"),
+    ),
+    (
+        "2g-stride-64-normal",
+        include_str!("../../cli/tests/fixtures/2g-stride-64-normal.json"),
+    ),
+    (
+        "2g-stride-64-hugepage",
+        include_str!("../../cli/tests/fixtures/2g-stride-64-hugepage.json"),
+    ),
+    (
+        "2g-read-4096-normal",
+        include_str!("../../cli/tests/fixtures/2g-read-4096-normal.json"),
+    ),
+    (
+        "2g-read-1048576-normal",
+        include_str!("../../cli/tests/fixtures/2g-read-1048576-normal.json"),
+    ),
 ];
 
 fn pattern(text: &str) -> Pattern {
@@ -31,7 +67,9 @@ fn pattern(text: &str) -> Pattern {
         "fwd" => Pattern::Fwd,
         "rev" => Pattern::Rev,
         "stride" => Pattern::Stride(arg.parse().unwrap()),
-        "read" => Pattern::Read { bs: arg.parse().unwrap() },
+        "read" => Pattern::Read {
+            bs: arg.parse().unwrap(),
+        },
         other => panic!("fixture pattern {other} not handled here"),
     }
 }
@@ -47,9 +85,12 @@ fn u(v: &Value) -> u64 {
 /// Compares one fixture; returns the differences.
 fn check(name: &str, text: &str) -> Vec<String> {
     let real: Value = serde_json::from_str(text).unwrap();
-    let mut parts = Config::defaults(pattern(real["pattern"].as_str().unwrap()), u(&real["file_size"]))
-        .unwrap()
-        .parts();
+    let mut parts = Config::defaults(
+        pattern(real["pattern"].as_str().unwrap()),
+        u(&real["file_size"]),
+    )
+    .unwrap()
+    .parts();
     parts.madvise = madvise(real["madvise"].as_str().unwrap());
     parts.page_size = PageSize::new(u(&real["page_size"])).unwrap();
     parts.read_ahead_kb = u(&real["read_ahead_kb"]);
@@ -66,16 +107,32 @@ fn check(name: &str, text: &str) -> Vec<String> {
     };
     eq("major faults", s.major_faults.into(), &real["major_faults"]);
     eq("bytes read", s.bytes_read.into(), &real["bytes_read"]);
-    eq("resident pages", s.resident_pages.into(), &real["resident_pages"]);
+    eq(
+        "resident pages",
+        s.resident_pages.into(),
+        &real["resident_pages"],
+    );
     let resident: Vec<[u64; 2]> = s.resident.iter().map(|&(a, b)| [a, b]).collect();
-    eq("resident runs", serde_json::to_value(resident).unwrap(), &real["resident"]);
+    eq(
+        "resident runs",
+        serde_json::to_value(resident).unwrap(),
+        &real["resident"],
+    );
     let folios: Vec<[u64; 3]> = s
         .folios
         .iter()
         .map(|r| [r.start, r.order as u64, r.count])
         .collect();
-    eq("folio runs", serde_json::to_value(folios).unwrap(), &real["folios"]);
-    eq("FilePmdMapped", s.file_pmd_mapped_kb.into(), &real["file_pmd_mapped_kb"]);
+    eq(
+        "folio runs",
+        serde_json::to_value(folios).unwrap(),
+        &real["folios"],
+    );
+    eq(
+        "FilePmdMapped",
+        s.file_pmd_mapped_kb.into(),
+        &real["file_pmd_mapped_kb"],
+    );
     let kernel_minor = u(&real["minor_faults"]);
     if s.minor_faults.abs_diff(kernel_minor) > kernel_minor.div_ceil(100) {
         out.push(format!(
@@ -99,7 +156,11 @@ fn the_fixtures_cover_what_the_model_issue_asks_for() {
 #[test]
 fn the_model_matches_every_kernel_fixture() {
     let failures: Vec<String> = FIXTURES.iter().flat_map(|(n, t)| check(n, t)).collect();
-    assert!(failures.is_empty(), "model vs kernel:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "model vs kernel:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]

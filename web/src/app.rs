@@ -67,9 +67,14 @@ pub fn App() -> Html {
             let window = gloo::utils::window();
             let options = gloo::events::EventListenerOptions::enable_prevent_default();
             let listener = EventListener::new_with_options(&window, "keydown", options, move |e| {
-                let Some(e) = e.dyn_ref::<KeyboardEvent>() else { return };
+                let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
+                    return;
+                };
                 // Typing in a field is not a shortcut.
-                if let Some(t) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+                if let Some(t) = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                {
                     if matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA") {
                         return;
                     }
@@ -78,8 +83,12 @@ pub fn App() -> Html {
                     (" ", _) => Some(Action::TogglePlay),
                     ("ArrowRight", false) => Some(Action::StepBy(1)),
                     ("ArrowLeft", false) => Some(Action::StepBy(-1)),
-                    ("ArrowRight", true) => Some(Action::JumpMark(folioscope_core::Mark::MajorFault, true)),
-                    ("ArrowLeft", true) => Some(Action::JumpMark(folioscope_core::Mark::MajorFault, false)),
+                    ("ArrowRight", true) => {
+                        Some(Action::JumpMark(folioscope_core::Mark::MajorFault, true))
+                    }
+                    ("ArrowLeft", true) => {
+                        Some(Action::JumpMark(folioscope_core::Mark::MajorFault, false))
+                    }
                     ("Home", _) => Some(Action::Seek(0)),
                     ("End", _) => Some(Action::Seek(u64::MAX)),
                     ("?", _) => Some(Action::ToggleHelp),

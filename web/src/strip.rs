@@ -59,7 +59,8 @@ impl View {
         let s = start.max(self.first);
         let e = end.min(self.end);
         let c0 = ((s - self.first) as u128 * self.width as u128 / self.pages() as u128) as u32;
-        let c1 = ((e - self.first) as u128 * self.width as u128).div_ceil(self.pages() as u128) as u32;
+        let c1 =
+            ((e - self.first) as u128 * self.width as u128).div_ceil(self.pages() as u128) as u32;
         (c0, c1.max(c0 + 1).min(self.width))
     }
 }

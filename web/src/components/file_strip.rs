@@ -50,7 +50,10 @@ pub fn FileStrip() -> Html {
                 }
             };
             measure();
-            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| measure());
+            let listener =
+                gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
+                    measure()
+                });
             move || drop(listener)
         });
     }
@@ -94,7 +97,9 @@ pub fn FileStrip() -> Html {
     };
     let onmousedown = {
         let drag = drag.clone();
-        Callback::from(move |e: MouseEvent| drag.set(Some((e.offset_x() as f64, e.offset_x() as f64))))
+        Callback::from(move |e: MouseEvent| {
+            drag.set(Some((e.offset_x() as f64, e.offset_x() as f64)))
+        })
     };
     let onmousemove = {
         let drag = drag.clone();
@@ -147,13 +152,23 @@ pub fn FileStrip() -> Html {
 }
 
 fn draw(canvas_ref: &NodeRef, state: &AppContext, buffers: &Rc<RefCell<Buffers>>, width: u32) {
-    let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
-    let w = if width == 0 { canvas_width(&canvas) } else { width };
+    let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else {
+        return;
+    };
+    let w = if width == 0 {
+        canvas_width(&canvas)
+    } else {
+        width
+    };
     if canvas.width() != w {
         canvas.set_width(w);
     }
-    let Ok(Some(ctx)) = canvas.get_context("2d") else { return };
-    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else { return };
+    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+        return;
+    };
+    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else {
+        return;
+    };
     let view = View {
         first: state.zoom.0,
         end: state.zoom.1,
@@ -161,20 +176,28 @@ fn draw(canvas_ref: &NodeRef, state: &AppContext, buffers: &Rc<RefCell<Buffers>>
     };
     let run = state.run.clone();
     let sim = run.sim.borrow();
-    let cursor = sim.config().pattern.len(sim.config().file_size, sim.config().page_size.bytes());
+    let cursor = sim
+        .config()
+        .pattern
+        .len(sim.config().file_size, sim.config().page_size.bytes());
     let cursor_page = (state.step > 0 && cursor > 0)
         .then(|| {
-            sim.config()
-                .pattern
-                .access(state.step - 1, sim.config().file_size, sim.config().page_size.bytes())
+            sim.config().pattern.access(
+                state.step - 1,
+                sim.config().file_size,
+                sim.config().page_size.bytes(),
+            )
         })
         .map(|a| match a {
             folioscope_core::Access::Touch { page } => page,
-            folioscope_core::Access::Read { offset, .. } => offset >> sim.config().page_size.shift(),
+            folioscope_core::Access::Read { offset, .. } => {
+                offset >> sim.config().page_size.shift()
+            }
         });
     let mut b = buffers.borrow_mut();
     strip::render(sim.machine(), view, cursor_page, &mut b.rgba);
-    if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.rgba), w, strip::HEIGHT) {
+    if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.rgba), w, strip::HEIGHT)
+    {
         let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
     // Page indices once single pages are wide enough to label.

@@ -71,12 +71,12 @@ pub fn ScenarioPanel() -> Html {
     let s = state.scenario.clone();
     let apply = |field: Field| {
         let state = state.clone();
-        Callback::from(move |text: String| {
-            match edit(&state.scenario, field, &text) {
+        Callback::from(
+            move |text: String| match edit(&state.scenario, field, &text) {
                 Ok(next) => state.dispatch(Action::Apply(next)),
                 Err(message) => state.dispatch(Action::Reject(field.name().into(), message)),
-            }
-        })
+            },
+        )
     };
     let text_input = |field: Field, id: &'static str, value: String| {
         let cb = apply(field);
@@ -112,7 +112,10 @@ pub fn ScenarioPanel() -> Html {
         .iter()
         .map(|m| (m.name().to_string(), m.name().to_string()))
         .collect();
-    let pages = ["4k", "16k", "64k"].iter().map(|p| (p.to_string(), p.to_string())).collect();
+    let pages = ["4k", "16k", "64k"]
+        .iter()
+        .map(|p| (p.to_string(), p.to_string()))
+        .collect();
     html! {
         <aside class="scenario">
             <h2>{ "scenario" }</h2>
