@@ -88,19 +88,13 @@ impl EventSink for Recorder {
     fn emit(&mut self, e: Event) {
         self.events += 1;
         match e {
-            Event::FaultAccounted { major: true, .. } => self.major = true,
-            Event::Window { func, .. }
-                if matches!(
-                    func,
-                    KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead
-                ) =>
-            {
-                self.readahead = true
-            }
+            Event::FaultAccounted { major, .. } => self.major |= major,
+            Event::Window {
+                func: KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead,
+                ..
+            } => self.readahead = true,
             Event::MmapMiss { old, new, .. } => {
-                if (old <= MMAP_LOTSAMISS) != (new <= MMAP_LOTSAMISS) {
-                    self.crossing = true;
-                }
+                self.crossing |= (old <= MMAP_LOTSAMISS) != (new <= MMAP_LOTSAMISS);
             }
             _ => {}
         }
@@ -150,10 +144,10 @@ impl Timeline {
                     marks[i].push(done);
                 }
             }
-            if done % sample_every == 0 || done == len {
+            if done.is_multiple_of(sample_every) || done == len {
                 samples.push(Sample::of(done, sim.machine()));
             }
-            if done % interval == 0 && done < len {
+            if done.is_multiple_of(interval) && done < len {
                 checkpoint_bytes += sim.machine().memory_bytes();
                 checkpoints.push(sim.machine().clone());
                 if checkpoint_bytes > budget_bytes && checkpoints.len() > 2 {
