@@ -15,7 +15,7 @@
 
 use crate::event::{Event, EventSink, KFunc, MissCause, NoRaReason};
 use crate::folio::{Folio, FolioFlags};
-use crate::machine::Machine;
+use crate::machine::{Gfp, Machine};
 use crate::readahead::Ractl;
 
 /// MMAP_LOTSAMISS: past this many misses, mmap read-around stops.
@@ -272,6 +272,7 @@ impl Machine {
                 index,
                 min_order,
                 FolioFlags::empty(),
+                Gfp::Normal,
                 KFunc::FilemapFault,
                 sink,
             )

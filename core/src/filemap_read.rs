@@ -9,7 +9,7 @@
 
 use crate::event::{Event, EventSink, KFunc};
 use crate::folio::{Folio, FolioFlags};
-use crate::machine::Machine;
+use crate::machine::{Gfp, Machine};
 use crate::readahead::Ractl;
 use crate::xarray::{Entry, XaState};
 
@@ -155,6 +155,7 @@ impl Machine {
                 index,
                 min_order,
                 FolioFlags::empty(),
+                Gfp::Normal,
                 KFunc::FilemapCreateFolio,
                 sink,
             )

@@ -15,6 +15,15 @@ use crate::mapping::{Mapping, VmFlags};
 use crate::page_cache::{AddError, AddressSpace};
 use crate::readahead::FileRaState;
 
+/// How hard an allocation may try (the gfp flags that matter here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gfp {
+    /// `readahead_gfp_mask`: __GFP_NORETRY, fail rather than reclaim hard.
+    Readahead,
+    /// A fault or a read that needs this very page.
+    Normal,
+}
+
 #[derive(Clone, Debug)]
 pub struct Machine {
     pub kernel: Kernel,
@@ -71,11 +80,14 @@ impl Machine {
     }
 
     /// Adds a folio to the page cache, charging the memory cgroup first.
+    /// A readahead allocation gives up when reclaim cannot make room at
+    /// once; a fault or a read needs its page and overcharges instead.
     pub(crate) fn add_folio<S: EventSink>(
         &mut self,
         index: u64,
         order: u8,
         flags: FolioFlags,
+        gfp: Gfp,
         func: KFunc,
         sink: &mut S,
     ) -> Result<Folio, AddError> {
@@ -91,7 +103,9 @@ impl Machine {
                 let _ = self.cache.xa.load(index);
                 return Err(AddError::Exists);
             }
-            self.mem_cgroup_charge(1u64 << order, sink);
+            if !self.mem_cgroup_charge(1u64 << order, sink) && gfp == Gfp::Readahead {
+                return Err(AddError::NoMem);
+            }
         }
         let f = self
             .cache

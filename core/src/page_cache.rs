@@ -17,6 +17,9 @@ use crate::xarray::{Entry, XArray, XaState};
 pub enum AddError {
     /// -EEXIST: a folio already covers part of the range.
     Exists,
+    /// -ENOMEM: the memory cgroup is full and reclaim found nothing to free
+    /// quickly enough for a readahead allocation (__GFP_NORETRY).
+    NoMem,
 }
 
 /// The file's page cache.

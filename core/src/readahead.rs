@@ -15,7 +15,7 @@
 
 use crate::event::{Event, EventSink, KFunc, RaWindow};
 use crate::folio::{Folio, FolioFlags};
-use crate::machine::Machine;
+use crate::machine::{Gfp, Machine};
 use crate::page_cache::AddError;
 
 /// `struct file_ra_state`.
@@ -159,7 +159,14 @@ impl Machine {
             } else {
                 FolioFlags::empty()
             };
-            match self.add_folio(at, min_order, flags, KFunc::PageCacheRaUnbounded, sink) {
+            match self.add_folio(
+                at,
+                min_order,
+                flags,
+                Gfp::Readahead,
+                KFunc::PageCacheRaUnbounded,
+                sink,
+            ) {
                 Ok(_) => {
                     if i == mark {
                         sink.emit(Event::ReadaheadFlag {
@@ -171,6 +178,8 @@ impl Machine {
                     ractl.nr_pages += min_nrpages;
                     i += min_nrpages;
                 }
+                // Out of memory: stop here and read what was allocated.
+                Err(AddError::NoMem) => break,
                 Err(AddError::Exists) => {
                     self.read_pages(ractl, sink);
                     ractl.index += min_nrpages;
@@ -237,7 +246,14 @@ impl Machine {
         } else {
             FolioFlags::empty()
         };
-        self.add_folio(index, order, flags, KFunc::PageCacheRaOrder, sink)?;
+        self.add_folio(
+            index,
+            order,
+            flags,
+            Gfp::Readahead,
+            KFunc::PageCacheRaOrder,
+            sink,
+        )?;
         if index == mark {
             sink.emit(Event::ReadaheadFlag {
                 func: KFunc::PageCacheRaOrder,

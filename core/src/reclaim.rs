@@ -20,20 +20,28 @@ use crate::folio::FolioFlags;
 use crate::machine::Machine;
 
 impl Machine {
-    /// `mem_cgroup_charge` of `nr` pages, reclaiming as needed.
-    pub(crate) fn mem_cgroup_charge<S: EventSink>(&mut self, nr: u64, sink: &mut S) {
+    /// `mem_cgroup_charge` of `nr` pages, reclaiming as needed. Returns
+    /// whether the charge fits the limit now.
+    pub(crate) fn mem_cgroup_charge<S: EventSink>(&mut self, nr: u64, sink: &mut S) -> bool {
         // The LRU lives in the page cache; take it out while both are used.
         let Some(mut lru) = self.cache.lru.take() else {
-            return;
+            return true;
         };
-        self.shrink_to_fit(&mut lru, nr, sink);
+        let fits = self.shrink_to_fit(&mut lru, nr, sink);
         self.cache.lru = Some(lru);
+        fits
     }
 
-    fn shrink_to_fit<S: EventSink>(&mut self, lru: &mut crate::lru::Lru, nr: u64, sink: &mut S) {
+    fn shrink_to_fit<S: EventSink>(
+        &mut self,
+        lru: &mut crate::lru::Lru,
+        nr: u64,
+        sink: &mut S,
+    ) -> bool {
         let limit = lru.limit_pages;
-        // Every folio gets at most a couple of looks before reclaim gives up.
-        let mut budget = 3 * (self.cache.nrpages + 64);
+        // Reclaim looks at a bounded number of folios per charge, as
+        // try_charge's few rounds of SWAP_CLUSTER_MAX do.
+        let mut budget = 4 * (32 + nr);
         while self.cache.nrpages + nr > limit && budget > 0 {
             budget -= 1;
             if lru.inactive_is_low() {
@@ -83,6 +91,7 @@ impl Machine {
                 order: folio.order,
             });
         }
+        self.cache.nrpages + nr <= limit
     }
 
     /// A load through a mapping set the PTE accessed bit.

@@ -1,0 +1,178 @@
+//! Invariants of the model on random scenarios (proptest): after every
+//! step the xarray is structurally valid, folios are naturally aligned,
+//! never overlap and never reach past EOF, `mmap_miss` stays within
+//! [0, 10 × MMAP_LOTSAMISS], and no read is left in flight. The fast paths
+//! change nothing: a run with them off ends in the same state with the same
+//! lookup counts. A timeline jump lands on the same state as a straight run.
+#![cfg(not(target_arch = "wasm32"))]
+
+use folioscope_core::fault::MMAP_LOTSAMISS;
+use folioscope_core::{
+    Access, Config, ConfigParts, Kernel, Machine, Madvise, NoEvents, PageSize, Pattern, Simulation,
+    Summary, Timeline,
+};
+use proptest::prelude::*;
+
+fn pattern() -> impl Strategy<Value = Pattern> {
+    prop_oneof![
+        Just(Pattern::Fwd),
+        Just(Pattern::Rev),
+        (1u64..300).prop_map(Pattern::Stride),
+        (1u64..300).prop_map(Pattern::RStride),
+        (1u64..100_000, any::<u64>())
+            .prop_map(|(milli_pct, seed)| Pattern::Random { milli_pct, seed }),
+        (1u64..(2 << 20)).prop_map(|bs| Pattern::Read { bs }),
+        (1u64..(2 << 20)).prop_map(|bs| Pattern::PreadRev { bs }),
+        proptest::collection::vec(
+            prop_oneof![
+                (0u64..4096).prop_map(|page| Access::Touch { page }),
+                (0u64..(16 << 20), 1u64..(1 << 20))
+                    .prop_map(|(offset, len)| Access::Read { offset, len }),
+            ],
+            1..200
+        )
+        .prop_map(Pattern::Trace),
+    ]
+}
+
+fn config() -> impl Strategy<Value = Config> {
+    (
+        pattern(),
+        prop_oneof![Just(4096u64), Just(16384), Just(65536)],
+        1u64..(8 << 20),
+        prop_oneof![Just(0u64), Just(128), Just(512), Just(8192)],
+        prop_oneof![Just(4096u64), Just(16384), Just(65536), Just(1 << 20)],
+        prop_oneof![
+            Just(Madvise::Normal),
+            Just(Madvise::Hugepage),
+            Just(Madvise::Sequential),
+            Just(Madvise::Random)
+        ],
+        any::<bool>(),
+        prop_oneof![Just(None), (1u64..8).prop_map(|m| Some(m << 20))],
+        any::<bool>(),
+    )
+        .prop_filter_map(
+            "valid configurations",
+            |(pattern, page, file_size, ra_kb, fa, madvise, thp, memory_limit, exec)| {
+                Config::new(ConfigParts {
+                    kernel: Kernel::v6_18(),
+                    file_size,
+                    page_size: PageSize::new(page).ok()?,
+                    read_ahead_kb: ra_kb,
+                    fault_around_bytes: fa,
+                    madvise,
+                    thp,
+                    memory_limit,
+                    exec,
+                    pattern,
+                })
+                .ok()
+            },
+        )
+}
+
+/// Checks every invariant of a machine; returns what is broken.
+fn broken(m: &Machine) -> Option<String> {
+    if let Err(e) = m.cache.xa.check() {
+        return Some(e.to_string());
+    }
+    let nr_pages = m.geo.nr_pages;
+    let mut next_free = 0u64;
+    let mut pages = 0u64;
+    let mut bad = None;
+    m.cache.for_each_folio(|f| {
+        if bad.is_some() {
+            return;
+        }
+        if f.index % f.nr_pages() != 0 {
+            bad = Some(format!(
+                "folio {} of order {} is not aligned",
+                f.index, f.order
+            ));
+        } else if f.index < next_free {
+            bad = Some(format!("folio {} overlaps the one before", f.index));
+        } else if f.next_index() > nr_pages {
+            bad = Some(format!(
+                "folio {} (order {}) reaches past EOF page {}",
+                f.index, f.order, nr_pages
+            ));
+        }
+        next_free = f.next_index();
+        pages += f.nr_pages();
+    });
+    if bad.is_some() {
+        return bad;
+    }
+    if pages != m.cache.nrpages {
+        return Some(format!(
+            "nrpages {} but folios hold {pages}",
+            m.cache.nrpages
+        ));
+    }
+    if m.ra.mmap_miss > 10 * MMAP_LOTSAMISS {
+        return Some(format!("mmap_miss {}", m.ra.mmap_miss));
+    }
+    if m.io_in_flight() {
+        return Some("a read is still in flight between steps".into());
+    }
+    None
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn invariants_hold_after_every_step(cfg in config()) {
+        let mut sim = Simulation::new(cfg);
+        let mut steps = 0;
+        while sim.step(&mut NoEvents) {
+            steps += 1;
+            if let Some(b) = broken(sim.machine()) {
+                prop_assert!(false, "after step {}: {}", steps, b);
+            }
+            if steps > 5_000 {
+                break;
+            }
+        }
+    }
+
+    #[test]
+    fn fast_paths_change_nothing(cfg in config()) {
+        let mut fast = Simulation::new(cfg.clone());
+        let mut slow = Simulation::new(cfg);
+        slow.machine_mut().fast_paths = false;
+        let target = fast.len().min(20_000);
+        fast.run_to(target, &mut NoEvents);
+        slow.run_to(target, &mut NoEvents);
+        prop_assert_eq!(Summary::of(fast.machine()), Summary::of(slow.machine()));
+    }
+
+    #[test]
+    fn a_timeline_jump_lands_where_a_straight_run_does(cfg in config(), frac in 0.0f64..1.0) {
+        let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+        prop_assume!(len <= 20_000);
+        let timeline = Timeline::build(cfg.clone(), 1 << 20);
+        let target = (len as f64 * frac) as u64;
+        let mut straight = Simulation::new(cfg);
+        straight.run_to(target, &mut NoEvents);
+        let jumped = timeline.machine_at(target);
+        prop_assert_eq!(Summary::of(&jumped), Summary::of(straight.machine()));
+        // And moving an existing simulation there, from wherever it is.
+        let mut sim = timeline.simulation_at(len / 3);
+        timeline.seek(&mut sim, target);
+        prop_assert_eq!(Summary::of(sim.machine()), Summary::of(straight.machine()));
+    }
+}
+
+#[test]
+fn the_invariant_check_can_fail() {
+    // A machine whose mmap_miss is out of range must be reported.
+    let cfg = Config::defaults(Pattern::Fwd, 1 << 20).unwrap();
+    let mut sim = Simulation::new(cfg);
+    sim.run(&mut NoEvents);
+    assert!(broken(sim.machine()).is_none());
+    let mut m = sim.machine().clone();
+    m.ra.mmap_miss = 10 * MMAP_LOTSAMISS + 1;
+    assert!(broken(&m).is_some());
+}
