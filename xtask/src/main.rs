@@ -1,10 +1,11 @@
 //! `cargo xtask`: the project's two commands, `serve` and `test`, plus the
-//! steps they are made of (`setup`, `dist`, `e2e`).
+//! steps they are made of (`setup`, `dist`, `e2e`, `bench`).
 //!
 //! Every subcommand installs what it needs on a fresh machine, prints each
 //! step as it goes, and fails with one line that says what went wrong and
 //! what to run by hand.
 
+mod bench;
 mod dist;
 mod e2e;
 mod proc;
@@ -42,6 +43,8 @@ enum Command {
     E2e,
     /// Install every tool the other commands need, and nothing else.
     Setup,
+    /// Benchmarks: criterion, the wasm/native ratio, and 16 GiB memory.
+    Bench,
 }
 
 fn main() -> ExitCode {
@@ -57,7 +60,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                eprintln!("error: a subcommand is needed: serve, dist, test, e2e or setup");
+                eprintln!("error: a subcommand is needed: serve, dist, test, e2e, setup or bench");
                 return ExitCode::from(2);
             }
             // Clap's own message spans several lines; the first one names the problem.
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Test => test::test(),
         Command::E2e => e2e::e2e_with_setup(),
         Command::Setup => tools::setup_all(),
+        Command::Bench => bench::bench(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
