@@ -175,6 +175,36 @@ impl Machine {
         self.cache.xa.memory_bytes() + self.mm.memory_bytes() + self.inflight.capacity() * 16
     }
 
+    /// Whether two machines hold the same state where a reader of the
+    /// page cache can see it: `file_ra_state`, the xarray's entries with
+    /// their flags, and the page tables; lookup counters are not compared.
+    /// Fingerprints kept as entries and mappings change make this O(1)
+    /// when the states differ, and a full comparison confirms a match.
+    pub fn same_state(&self, other: &Machine) -> bool {
+        if self.ra != other.ra
+            || self.cache.nrpages != other.cache.nrpages
+            || self.cache.fingerprint != other.cache.fingerprint
+            || self.mm.fingerprint != other.mm.fingerprint
+        {
+            return false;
+        }
+        self.mm.same_mappings(&other.mm) && {
+            let mut a = Vec::new();
+            let mut b = Vec::new();
+            self.cache.xa.for_each_entry(|i, o, e| a.push((i, o, e)));
+            other.cache.xa.for_each_entry(|i, o, e| b.push((i, o, e)));
+            a == b
+        }
+    }
+
+    /// Whether the states differ, by the O(1) fingerprints alone.
+    pub fn differs_quickly(&self, other: &Machine) -> bool {
+        self.ra != other.ra
+            || self.cache.nrpages != other.cache.nrpages
+            || self.cache.fingerprint != other.cache.fingerprint
+            || self.mm.fingerprint != other.mm.fingerprint
+    }
+
     /// The `ra_pages` the fault path sees.
     pub fn ra_pages(&self) -> u64 {
         self.ra.ra_pages

@@ -61,6 +61,12 @@ pub struct Mapping {
     pub pte_mapped: u64,
     /// PMDs mapping a folio.
     pub pmd_mapped: u64,
+    /// A hash of every mapped page and PMD, kept as they change.
+    pub fingerprint: u64,
+}
+
+fn map_hash(page: u64, pmd: bool) -> u64 {
+    crate::pattern::splitmix64((page << 1) | pmd as u64)
 }
 
 impl Mapping {
@@ -74,6 +80,7 @@ impl Mapping {
             pmd: vec![Pmd::None; vm_pages.div_ceil(ptrs_per_pte) as usize],
             pte_mapped: 0,
             pmd_mapped: 0,
+            fingerprint: 0,
         }
     }
 
@@ -114,6 +121,7 @@ impl Mapping {
             if *w & bit == 0 {
                 *w |= bit;
                 self.pte_mapped += 1;
+                self.fingerprint ^= map_hash(page, false);
             }
         }
         let pmd = (first >> self.pmd_shift) as usize;
@@ -136,6 +144,7 @@ impl Mapping {
         debug_assert_eq!(self.pmd[pmd], Pmd::None);
         self.pmd[pmd] = Pmd::Huge;
         self.pmd_mapped += 1;
+        self.fingerprint ^= map_hash(index, true);
     }
 
     /// `thp_vma_suitable_order` for the PMD holding `page`: the whole PMD
@@ -151,6 +160,7 @@ impl Mapping {
         if self.pmd[pmd] == Pmd::Huge {
             self.pmd[pmd] = Pmd::None;
             self.pmd_mapped -= 1;
+            self.fingerprint ^= map_hash(first & !(self.ptrs_per_pte - 1), true);
             return;
         }
         for page in first..(first + nr).min(self.vm_pages) {
@@ -159,6 +169,7 @@ impl Mapping {
             if *w & bit != 0 {
                 *w &= !bit;
                 self.pte_mapped -= 1;
+                self.fingerprint ^= map_hash(page, false);
             }
         }
     }
@@ -166,6 +177,30 @@ impl Mapping {
     /// Whether any page of the range has a translation.
     pub fn any_mapped(&self, first: u64, nr: u64) -> bool {
         (first..(first + nr).min(self.vm_pages)).any(|p| self.is_mapped(p))
+    }
+
+    /// The fingerprint computed from scratch, to check the running one.
+    pub fn recompute_fingerprint(&self) -> u64 {
+        let mut fp = 0;
+        for (i, &pmd) in self.pmd.iter().enumerate() {
+            if pmd == Pmd::Huge {
+                fp ^= map_hash(i as u64 * self.ptrs_per_pte, true);
+            }
+        }
+        for (w, &bits) in self.pte.iter().enumerate() {
+            let mut b = bits;
+            while b != 0 {
+                let i = b.trailing_zeros() as u64;
+                fp ^= map_hash(w as u64 * 64 + i, false);
+                b &= b - 1;
+            }
+        }
+        fp
+    }
+
+    /// Whether both map the same pages the same way.
+    pub fn same_mappings(&self, other: &Mapping) -> bool {
+        self.fingerprint == other.fingerprint && self.pte == other.pte && self.pmd == other.pmd
     }
 
     /// Bytes the page-table model holds.

@@ -43,6 +43,14 @@ pub struct AddressSpace {
     pub lru: Option<Lru>,
     /// `DIV_ROUND_UP(i_size, PAGE_SIZE)`, which the fault path reads often.
     max_idx: u64,
+    /// A hash of every entry (index and payload), kept as entries change,
+    /// so that two page caches can be told apart in O(1).
+    pub fingerprint: u64,
+}
+
+/// The hash of one entry, XORed into [`AddressSpace::fingerprint`].
+fn entry_hash(index: u64, raw: u64) -> u64 {
+    crate::pattern::splitmix64(index ^ crate::pattern::splitmix64(raw))
 }
 
 impl AddressSpace {
@@ -64,6 +72,7 @@ impl AddressSpace {
             nr_refaults: 0,
             lru: limit.map(Lru::new),
             max_idx: i_size.div_ceil(1u64 << page_shift),
+            fingerprint: 0,
         }
     }
 
@@ -115,8 +124,14 @@ impl AddressSpace {
     /// pointer to the folio, so this is not a lookup and is not counted.
     pub fn update(&mut self, folio: &Folio) {
         let payload = folio.encode();
-        let done = self.xa.peek_modify_pointer(folio.index, |_| payload);
+        let mut old = 0;
+        let done = self.xa.peek_modify_pointer(folio.index, |p| {
+            old = p;
+            payload
+        });
         debug_assert!(done.is_some(), "updating a folio that is not cached");
+        self.fingerprint ^=
+            entry_hash(folio.index, old << 1) ^ entry_hash(folio.index, payload << 1);
     }
 
     pub fn set_flag(&mut self, index: u64, flag: FolioFlags) -> Option<Folio> {
@@ -187,6 +202,7 @@ impl AddressSpace {
             xas.reset();
         }
         xas.store(&mut self.xa, Entry::Pointer(folio.encode()));
+        self.fingerprint ^= entry_hash(index, folio.encode() << 1);
         self.nrpages += nr;
         sink.emit(Event::FolioAdded { func, index, order });
         Ok(folio)
@@ -243,6 +259,7 @@ impl AddressSpace {
                 Entry::Value(v) => {
                     let send = start + (1u64 << sorder);
                     self.xa.store_order(start, sorder, Entry::Empty);
+                    self.fingerprint ^= entry_hash(start, (v << 1) | 1);
                     self.nr_shadows -= 1;
                     if sorder > order {
                         // Put back the parts outside the new folio.
@@ -250,6 +267,7 @@ impl AddressSpace {
                         while j < send {
                             if j != index {
                                 self.xa.store_order(j, order, Entry::Value(v));
+                                self.fingerprint ^= entry_hash(j, (v << 1) | 1);
                                 self.nr_shadows += 1;
                             }
                             j += nr;
@@ -264,7 +282,9 @@ impl AddressSpace {
 
     /// Marks the folio's read complete: uptodate and unlocked.
     pub fn folio_end_read<S: EventSink>(&mut self, index: u64, sink: &mut S) {
+        let mut old = 0;
         let done = self.xa.peek_modify_pointer(index, |p| {
+            old = p;
             let mut f = Folio::decode(index, p);
             f.flags.insert(FolioFlags::UPTODATE);
             f.flags.remove(FolioFlags::LOCKED);
@@ -272,6 +292,7 @@ impl AddressSpace {
         });
         if let Some(p) = done {
             let f = Folio::decode_at(index, p);
+            self.fingerprint ^= entry_hash(f.index, old << 1) ^ entry_hash(f.index, p << 1);
             sink.emit(Event::FolioUptodate {
                 index: f.index,
                 order: f.order,
@@ -315,6 +336,17 @@ impl AddressSpace {
         xas.index
     }
 
+    /// The fingerprint computed from scratch, to check the running one.
+    pub fn recompute_fingerprint(&self) -> u64 {
+        let mut fp = 0;
+        self.xa.for_each_entry(|index, _, e| match e {
+            Entry::Pointer(p) => fp ^= entry_hash(index, p << 1),
+            Entry::Value(v) => fp ^= entry_hash(index, (v << 1) | 1),
+            _ => {}
+        });
+        fp
+    }
+
     /// Every cached folio in index order, uncounted.
     pub fn for_each_folio(&self, mut f: impl FnMut(Folio)) {
         self.xa.for_each_entry(|index, _order, e| {
@@ -328,6 +360,8 @@ impl AddressSpace {
     pub fn delete_from_page_cache(&mut self, folio: &Folio, shadow: Shadow) {
         let mut xas = XaState::new_order(folio.index, folio.order);
         xas.store(&mut self.xa, Entry::Value(shadow.encode()));
+        self.fingerprint ^= entry_hash(folio.index, folio.encode() << 1)
+            ^ entry_hash(folio.index, (shadow.encode() << 1) | 1);
         self.nrpages -= folio.nr_pages();
         self.nr_shadows += 1;
     }

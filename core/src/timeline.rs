@@ -273,6 +273,25 @@ impl Timeline {
         &self.end
     }
 
+    /// The first step after which two runs of the same pattern hold
+    /// different states (see [`Machine::same_state`]), found by running
+    /// both in lockstep and comparing their fingerprints after each step.
+    pub fn first_difference(&self, other: &Timeline) -> Option<u64> {
+        let len = self.len.min(other.len);
+        let mut a = self.simulation_at(0);
+        let mut b = other.simulation_at(0);
+        for step in 0..=len {
+            if step > 0 {
+                a.step(&mut NoEvents);
+                b.step(&mut NoEvents);
+            }
+            if a.machine().differs_quickly(b.machine()) {
+                return Some(step);
+            }
+        }
+        None
+    }
+
     /// Counts kinds among a step's events (for filters and legends).
     pub fn kinds(events: &[Event]) -> Vec<(EventKind, usize)> {
         EventKind::ALL

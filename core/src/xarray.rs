@@ -749,53 +749,50 @@ impl XArray {
         }
     }
 
-    /// The nodes that cover `[first, last]`, top-down, for the tree view.
+    /// The nodes that cover `[first, last]`, level by level from the top
+    /// (at most `max_nodes`), for the tree view.
     pub fn nodes_in_range(&self, first: u64, last: u64, max_nodes: usize) -> Vec<NodeView> {
         let mut out = Vec::new();
-        if is_node(self.head) {
-            self.collect_nodes(node_of(self.head), 0, 1, first, last, max_nodes, &mut out);
+        if !is_node(self.head) {
+            return out;
+        }
+        let mut level = vec![(node_of(self.head), 0u64)];
+        let mut depth = 1u8;
+        while !level.is_empty() && out.len() < max_nodes {
+            let mut next = Vec::new();
+            for (id, base) in level {
+                if out.len() >= max_nodes {
+                    break;
+                }
+                let n = &self.nodes[id as usize];
+                out.push(NodeView {
+                    id,
+                    shift: n.shift,
+                    offset: n.offset,
+                    base,
+                    count: n.count,
+                    nr_values: n.nr_values,
+                    depth,
+                    slots: n.slots.iter().map(|&s| decode(s)).collect(),
+                    marks: n.marks,
+                });
+                for off in 0..XA_CHUNK_SIZE {
+                    let slot = n.slots[off];
+                    if !is_node(slot) {
+                        continue;
+                    }
+                    let start = base + ((off as u64) << n.shift);
+                    let end = start.saturating_add((1u64 << n.shift) - 1);
+                    if end < first || start > last {
+                        continue;
+                    }
+                    next.push((node_of(slot), start));
+                }
+            }
+            level = next;
+            depth += 1;
         }
         out
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn collect_nodes(
-        &self,
-        id: NodeId,
-        base: u64,
-        depth: u8,
-        first: u64,
-        last: u64,
-        max: usize,
-        out: &mut Vec<NodeView>,
-    ) {
-        if out.len() >= max {
-            return;
-        }
-        let n = &self.nodes[id as usize];
-        out.push(NodeView {
-            id,
-            shift: n.shift,
-            offset: n.offset,
-            base,
-            count: n.count,
-            nr_values: n.nr_values,
-            depth,
-            slots: n.slots.iter().map(|&s| decode(s)).collect(),
-            marks: n.marks,
-        });
-        for off in 0..XA_CHUNK_SIZE {
-            let slot = n.slots[off];
-            if !is_node(slot) {
-                continue;
-            }
-            let start = base + ((off as u64) << n.shift);
-            let end = start.saturating_add((1u64 << n.shift) - 1);
-            if end < first || start > last {
-                continue;
-            }
-            self.collect_nodes(node_of(slot), start, depth + 1, first, last, max, out);
-        }
     }
 
     /// The number of nodes in use.

@@ -113,6 +113,12 @@ fn broken(m: &Machine) -> Option<String> {
     if m.ra.mmap_miss > 10 * MMAP_LOTSAMISS {
         return Some(format!("mmap_miss {}", m.ra.mmap_miss));
     }
+    if m.cache.fingerprint != m.cache.recompute_fingerprint() {
+        return Some("the page cache fingerprint drifted from its entries".into());
+    }
+    if m.mm.fingerprint != m.mm.recompute_fingerprint() {
+        return Some("the mapping fingerprint drifted from the page tables".into());
+    }
     if m.io_in_flight() {
         return Some("a read is still in flight between steps".into());
     }
@@ -146,6 +152,33 @@ proptest! {
         fast.run_to(target, &mut NoEvents);
         slow.run_to(target, &mut NoEvents);
         prop_assert_eq!(Summary::of(fast.machine()), Summary::of(slow.machine()));
+    }
+
+    #[test]
+    fn first_difference_finds_where_two_runs_part(cfg in config(), ra_kb in prop_oneof![Just(0u64), Just(64), Just(4096)]) {
+        let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+        prop_assume!(len <= 5_000);
+        let mut other = cfg.parts();
+        other.read_ahead_kb = ra_kb;
+        let other = Config::new(other).unwrap();
+        let a = Timeline::build(cfg, 1 << 20);
+        let b = Timeline::build(other, 1 << 20);
+        let found = a.first_difference(&b);
+        // Check against a step-by-step full comparison.
+        let mut sa = a.simulation_at(0);
+        let mut sb = b.simulation_at(0);
+        let mut want = None;
+        for step in 0..=len {
+            if step > 0 {
+                sa.step(&mut NoEvents);
+                sb.step(&mut NoEvents);
+            }
+            if !sa.machine().same_state(sb.machine()) {
+                want = Some(step);
+                break;
+            }
+        }
+        prop_assert_eq!(found, want);
     }
 
     #[test]
