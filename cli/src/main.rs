@@ -8,6 +8,7 @@
 
 mod args;
 mod check;
+mod compare;
 mod kernels;
 mod probe;
 mod run;
@@ -35,6 +36,8 @@ enum Command {
     Probe(probe::ProbeArgs),
     /// Run a scenario on both and print where they differ.
     Check(probe::ProbeArgs),
+    /// Print a seed's tables from the model, next to the published figures.
+    Compare(compare::CompareArgs),
     /// List the kernel variants and patch toggles.
     Kernels,
 }
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(&a),
         Command::Probe(a) => probe::probe_command(&a),
         Command::Check(a) => check::check(&a),
+        Command::Compare(a) => compare::compare(&a),
         Command::Kernels => kernels::kernels(),
     };
     match result {

@@ -159,6 +159,8 @@ pub struct Geometry {
     pub mapping_min_order: u8,
     /// `exec_folio_order()` of the architecture.
     pub exec_folio_order: u8,
+    /// `get_order(SZ_2M)`.
+    pub order_2m: u8,
     pub memory_limit_pages: Option<u64>,
 }
 
@@ -262,6 +264,7 @@ impl Config {
             mapping_max_order: max_pagecache_order,
             mapping_min_order: 0,
             exec_folio_order,
+            order_2m: ((2u64 << 20) / page).trailing_zeros() as u8,
             memory_limit_pages: p.memory_limit.map(|l| l / page),
         };
         Ok(Config {

@@ -15,6 +15,7 @@
 
 use crate::event::{Event, EventSink, KFunc, MissCause, NoRaReason};
 use crate::folio::{Folio, FolioFlags};
+use crate::kernel::Patch;
 use crate::machine::{Gfp, Machine};
 use crate::readahead::Ractl;
 
@@ -70,8 +71,22 @@ impl Machine {
         }
     }
 
+    /// Whether hits may lower `mmap_miss` for this mapping. With the 7.x
+    /// symmetry patch VM_SEQ_READ mappings stay out of it, and with the
+    /// exec series VM_EXEC mappings too.
+    pub(crate) fn mmap_miss_applies(&self) -> bool {
+        let vm = self.mm.vm_flags;
+        let seq_out = self.kernel.has(Patch::MmapMissSeqSymmetric) && vm.seq_read;
+        let exec_out = self.kernel.has(Patch::ExecBypassMmapMiss) && vm.exec;
+        !(seq_out || exec_out)
+    }
+
     /// `do_sync_mmap_readahead`: the page at `pgoff` is not cached.
     /// Returns whether the mmap lock was dropped (`fpin`).
+    ///
+    /// 6.18 reads PMD folios for VM_HUGEPAGE first of all, whatever
+    /// `mmap_miss` says. With [`Patch::ThpRaMmapMiss`] (v7.x) that read
+    /// comes after the `mmap_miss` test, which VM_SEQ_READ mappings skip.
     pub(crate) fn do_sync_mmap_readahead<S: EventSink>(
         &mut self,
         pgoff: u64,
@@ -79,67 +94,67 @@ impl Machine {
         sink: &mut S,
     ) -> bool {
         let vm = self.mm.vm_flags;
-        let mut ractl = Ractl::new(pgoff);
         let mut fpin = false;
-        let pmd_order = self.geo.pmd_order;
-        if self.thp && vm.hugepage && pmd_order <= self.geo.max_pagecache_order {
-            // Even with readahead off: two PMD folios, unless random.
-            fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
-            let pmd_nr = 1u64 << pmd_order;
-            ractl.index &= !(pmd_nr - 1);
-            self.ra.size = pmd_nr;
-            if !vm.rand_read {
-                self.ra.size *= 2;
+        let thp_order = self.thp_readahead_order();
+        let force_thp = thp_order.is_some();
+        let gated = self.kernel.has(Patch::ThpRaMmapMiss);
+        if let (Some(order), false) = (thp_order, gated) {
+            return self.thp_readahead(pgoff, order, flags, sink);
+        }
+        if !force_thp {
+            if vm.rand_read && !vm.exec {
+                sink.emit(Event::NoReadahead {
+                    func: KFunc::DoSyncMmapReadahead,
+                    reason: NoRaReason::RandRead,
+                    mmap_miss: self.ra.mmap_miss,
+                });
+                return fpin;
             }
-            self.ra.async_size = pmd_nr;
-            self.ra.order = pmd_order as u16;
-            self.ra.start = ractl.index;
-            sink.emit(Event::Window {
-                func: KFunc::DoSyncMmapReadahead,
-                window: self.ra.window(),
-            });
-            self.page_cache_ra_order(&mut ractl, sink);
-            return fpin;
+            if self.ra.ra_pages == 0 {
+                sink.emit(Event::NoReadahead {
+                    func: KFunc::DoSyncMmapReadahead,
+                    reason: NoRaReason::NoRaPages,
+                    mmap_miss: self.ra.mmap_miss,
+                });
+                return fpin;
+            }
+            if vm.seq_read {
+                fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
+                if self.kernel.has(Patch::DescRaSeqRead) && self.descending(pgoff, 1) {
+                    self.window_ending_at(pgoff, sink);
+                } else {
+                    let req = self.ra.ra_pages;
+                    self.page_cache_sync_ra(&mut Ractl::new(pgoff), req, sink);
+                }
+                return fpin;
+            }
         }
-        if vm.rand_read && !vm.exec {
-            sink.emit(Event::NoReadahead {
-                func: KFunc::DoSyncMmapReadahead,
-                reason: NoRaReason::RandRead,
-                mmap_miss: self.ra.mmap_miss,
-            });
-            return fpin;
+        // 6.18 counts every mapping here; 7.x leaves VM_SEQ_READ out, and
+        // the exec series VM_EXEC too.
+        let exempt =
+            (gated && vm.seq_read) || (vm.exec && self.kernel.has(Patch::ExecBypassMmapMiss));
+        if !exempt {
+            let mut mmap_miss = self.ra.mmap_miss;
+            if mmap_miss < MMAP_LOTSAMISS * 10 {
+                mmap_miss += 1;
+                self.set_mmap_miss(
+                    mmap_miss,
+                    KFunc::DoSyncMmapReadahead,
+                    MissCause::CacheMiss,
+                    sink,
+                );
+            }
+            if mmap_miss > MMAP_LOTSAMISS {
+                sink.emit(Event::NoReadahead {
+                    func: KFunc::DoSyncMmapReadahead,
+                    reason: NoRaReason::LotsaMiss,
+                    mmap_miss,
+                });
+                return fpin;
+            }
         }
-        if self.ra.ra_pages == 0 {
-            sink.emit(Event::NoReadahead {
-                func: KFunc::DoSyncMmapReadahead,
-                reason: NoRaReason::NoRaPages,
-                mmap_miss: self.ra.mmap_miss,
-            });
-            return fpin;
-        }
-        if vm.seq_read {
-            fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
-            let req = self.ra.ra_pages;
-            self.page_cache_sync_ra(&mut ractl, req, sink);
-            return fpin;
-        }
-        let mut mmap_miss = self.ra.mmap_miss;
-        if mmap_miss < MMAP_LOTSAMISS * 10 {
-            mmap_miss += 1;
-            self.set_mmap_miss(
-                mmap_miss,
-                KFunc::DoSyncMmapReadahead,
-                MissCause::CacheMiss,
-                sink,
-            );
-        }
-        if mmap_miss > MMAP_LOTSAMISS {
-            sink.emit(Event::NoReadahead {
-                func: KFunc::DoSyncMmapReadahead,
-                reason: NoRaReason::LotsaMiss,
-                mmap_miss,
-            });
-            return fpin;
+        if let Some(order) = thp_order {
+            return self.thp_readahead(pgoff, order, flags, sink);
         }
         if vm.exec {
             // Executable text: folios of the arch's preferred order around
@@ -166,9 +181,104 @@ impl Machine {
             window: self.ra.window(),
         });
         fpin = self.maybe_unlock_mmap_for_io(flags, fpin);
-        ractl.index = self.ra.start;
+        let mut ractl = Ractl::new(self.ra.start);
         self.page_cache_ra_order(&mut ractl, sink);
         fpin
+    }
+
+    /// The order of the forced VM_HUGEPAGE read, if there is one.
+    ///
+    /// 6.18 (and 7.x before the exec series) reads PMD-sized folios, and
+    /// only where the PMD order fits the page cache: not with 64 KiB pages
+    /// on arm64, where it is 13 against a maximum of 11. The exec series
+    /// caps the order at 2 MiB instead: v6 keeps the PMD order where it
+    /// fits and falls back to the cap; v7 always uses the cap.
+    fn thp_readahead_order(&self) -> Option<u8> {
+        let vm = self.mm.vm_flags;
+        if !(self.thp && vm.hugepage) {
+            return None;
+        }
+        let pmd_fits = self.geo.pmd_order <= self.geo.max_pagecache_order;
+        let cap = || self.cache.max_order.min(self.geo.order_2m);
+        if self.kernel.has(Patch::ExecThpOrderV7) {
+            self.cache.large_folio_support().then(cap)
+        } else if self.kernel.has(Patch::ExecThpOrderV6) {
+            if pmd_fits {
+                Some(self.geo.pmd_order)
+            } else {
+                self.cache.large_folio_support().then(cap)
+            }
+        } else {
+            pmd_fits.then_some(self.geo.pmd_order)
+        }
+    }
+
+    /// The VM_HUGEPAGE read: the folio of `order` holding the fault and,
+    /// unless VM_RAND_READ, the next one, with PG_readahead on the second.
+    /// Like the kernel, it leaves `ra->start` as it was.
+    ///
+    /// With [`Patch::DescRaHugepage`], a fault is descending when the PMD
+    /// above is cached and the one below is not: then the PMD below is read
+    /// with the faulting one instead, with no marker. (Seed 000, v2: "take
+    /// a fault as descending only when the folio below it is not cached
+    /// either, so a hole between two cached ranges is still read as one
+    /// large folio".)
+    fn thp_readahead<S: EventSink>(
+        &mut self,
+        pgoff: u64,
+        order: u8,
+        flags: FaultFlags,
+        sink: &mut S,
+    ) -> bool {
+        let vm = self.mm.vm_flags;
+        let fpin = self.maybe_unlock_mmap_for_io(flags, false);
+        let nr = 1u64 << order;
+        let mut index = pgoff & !(nr - 1);
+        if self.kernel.has(Patch::DescRaHugepage) && self.descending(index, nr) {
+            index -= nr;
+            self.ra.size = 2 * nr;
+            self.ra.async_size = 0;
+        } else {
+            self.ra.size = nr;
+            if !vm.rand_read {
+                self.ra.size *= 2;
+            }
+            self.ra.async_size = nr;
+        }
+        self.ra.order = order as u16;
+        sink.emit(Event::Window {
+            func: KFunc::DoSyncMmapReadahead,
+            window: crate::event::RaWindow {
+                start: index,
+                ..self.ra.window()
+            },
+        });
+        let mut ractl = Ractl::new(index);
+        self.page_cache_ra_order(&mut ractl, sink);
+        fpin
+    }
+
+    /// A descending fault at the `nr`-page unit starting at `index`: the
+    /// unit above is cached, the unit below is not (and exists).
+    fn descending(&self, index: u64, nr: u64) -> bool {
+        index >= nr
+            && self.cache.filemap_get_folio(index + nr).is_some()
+            && self.cache.filemap_get_folio(index - nr).is_none()
+    }
+
+    /// [`Patch::DescRaSeqRead`]: the `ra_pages` window that ends at the fault.
+    fn window_ending_at<S: EventSink>(&mut self, pgoff: u64, sink: &mut S) {
+        let n = self.ra.ra_pages.min(pgoff + 1);
+        self.ra.start = pgoff + 1 - n;
+        self.ra.size = n;
+        self.ra.async_size = 0;
+        self.ra.order = 0;
+        sink.emit(Event::Window {
+            func: KFunc::DoSyncMmapReadahead,
+            window: self.ra.window(),
+        });
+        let mut ractl = Ractl::new(self.ra.start);
+        self.page_cache_ra_order(&mut ractl, sink);
     }
 
     /// `do_async_mmap_readahead`: the page at `pgoff` is cached in `folio`.
@@ -183,7 +293,7 @@ impl Machine {
         if self.mm.vm_flags.rand_read || self.ra.ra_pages == 0 {
             return fpin;
         }
-        if !folio.test(FolioFlags::LOCKED) {
+        if !folio.test(FolioFlags::LOCKED) && self.mmap_miss_applies() {
             let m = self.ra.mmap_miss;
             if m > 0 {
                 self.set_mmap_miss(

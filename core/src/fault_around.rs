@@ -24,9 +24,33 @@
 
 use crate::event::{Event, EventSink, KFunc, MissCause};
 use crate::folio::{Folio, FolioFlags};
+use crate::kernel::Patch;
 use crate::machine::Machine;
 use crate::mapping::Pmd;
 use crate::xarray::{decode_slot, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
+
+/// What mapping one folio (or a window of them) counted towards the mmap
+/// hit check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hits {
+    /// 6.18: examined pages of folios that are not PG_workingset.
+    pub pages: u32,
+    /// The faulting address was mapped here.
+    pub mapped_fault: bool,
+    /// ... by a folio that is not PG_workingset: the 7.x hit.
+    pub fault_hit: bool,
+    /// The fault was mapped by a PMD (a hit only with the desc-ra series).
+    pub pmd: bool,
+}
+
+impl Hits {
+    fn add(&mut self, other: Hits) {
+        self.pages = self.pages.wrapping_add(other.pages);
+        self.mapped_fault |= other.mapped_fault;
+        self.fault_hit |= other.fault_hit;
+        self.pmd |= other.pmd;
+    }
+}
 
 /// What `filemap_map_pages` achieved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,31 +130,37 @@ impl Machine {
         let file_end = self.cache.max_idx() - 1;
         let end_pgoff = end_pgoff.min(file_end);
         let mut xas = XaState::new(start_pgoff);
-        let mut hits: u32 = 0;
+        let mut hits = Hits::default();
         let mut folio = self.next_uptodate_folio(&mut xas, end_pgoff);
         if let Some(first) = folio {
             if self.within_eof(&first) && self.filemap_map_pmd(fault_pgoff, &first, sink) {
                 ret.nopage = true;
                 folio = None;
+                // 6.18 and v7.4-rc2 never count a PMD mapping as a hit; the
+                // descending-readahead series counts the faulting address's.
+                if self.kernel.has(Patch::DescRaHugepage) && !first.test(FolioFlags::WORKINGSET) {
+                    hits.fault_hit = true;
+                    hits.pmd = true;
+                }
             }
         }
         while let Some(f) = folio {
             if f.order == 0 && self.fast_paths {
-                if let Some((m, c)) = self.map_pages_leaf(&xas, end_pgoff, fault_pgoff, sink) {
-                    ret.nopage |= m;
-                    hits = hits.wrapping_add(c);
+                if let Some(h) = self.map_pages_leaf(&xas, end_pgoff, fault_pgoff, sink) {
+                    ret.nopage |= h.mapped_fault;
+                    hits.add(h);
                     break;
                 }
             }
             let index = xas.index;
             let nr_pages = f.next_index().min(end_pgoff + 1) - index;
-            let (mapped_fault, counted) = if f.order == 0 {
+            let h = if f.order == 0 {
                 self.filemap_map_order0_folio(fault_pgoff, &f, sink)
             } else {
                 self.filemap_map_folio_range(fault_pgoff, &f, index, nr_pages, sink)
             };
-            ret.nopage |= mapped_fault;
-            hits = hits.wrapping_add(counted);
+            ret.nopage |= h.mapped_fault;
+            hits.add(h);
             folio = self.next_uptodate_folio(&mut xas, end_pgoff);
         }
         self.account_fault_around_hits(hits, tried, sink);
@@ -149,7 +179,7 @@ impl Machine {
         end_pgoff: u64,
         fault_pgoff: u64,
         sink: &mut S,
-    ) -> Option<(bool, u32)> {
+    ) -> Option<Hits> {
         let XasNode::Node(id) = xas.node else {
             return None;
         };
@@ -182,31 +212,42 @@ impl Machine {
             }
         }
         let base = first & !63;
-        let mut mapped_fault = false;
-        let mut counted = 0u32;
+        let mut hits = Hits::default();
         for &u in &usable[..n] {
             let index = base + (u & 63) as u64;
             let flags = crate::folio::FolioFlags::from_bits(u >> 6);
             let f = Folio::new(index, 0, flags);
-            let (m, c) = self.filemap_map_order0_folio(fault_pgoff, &f, sink);
-            mapped_fault |= m;
-            counted += c;
+            hits.add(self.filemap_map_order0_folio(fault_pgoff, &f, sink));
         }
         self.cache.xa.bump(crate::xarray::Stat::Find);
-        Some((mapped_fault, counted))
+        Some(hits)
     }
 
-    /// The mmap_miss update at the end of `filemap_map_pages`.
-    fn account_fault_around_hits<S: EventSink>(&mut self, hits: u32, _tried: bool, sink: &mut S) {
-        let hits = (hits & 0xffff) as u16;
-        let saved = self.ra.mmap_miss;
-        let new = saved.saturating_sub(hits);
-        self.set_mmap_miss(
-            new,
-            KFunc::FilemapMapPages,
-            MissCause::FaultAroundHits { pages: hits as u32 },
-            sink,
-        );
+    /// The mmap hit check, once the window is mapped (the helpers of the
+    /// descending-readahead series' patch 1 are this function).
+    ///
+    /// 6.18 takes every examined page of a folio that is not PG_workingset
+    /// off `mmap_miss`. [`Patch::MmapHitFaultAddress`] counts only the
+    /// faulting address, once; [`Patch::MmapHitNotTried`] counts nothing
+    /// on a FAULT_FLAG_TRIED retry; the symmetry patches leave VM_SEQ_READ
+    /// and VM_EXEC mappings alone.
+    fn account_fault_around_hits<S: EventSink>(&mut self, hits: Hits, tried: bool, sink: &mut S) {
+        if !self.mmap_miss_applies() || (tried && self.kernel.has(Patch::MmapHitNotTried)) {
+            return;
+        }
+        let (n, cause) = if self.kernel.has(Patch::MmapHitFaultAddress) || hits.pmd {
+            let cause = if hits.pmd {
+                MissCause::PmdHit
+            } else {
+                MissCause::FaultAroundHits { pages: 1 }
+            };
+            (hits.fault_hit as u16, cause)
+        } else {
+            let n = (hits.pages & 0xffff) as u16;
+            (n, MissCause::FaultAroundHits { pages: n as u32 })
+        };
+        let new = self.ra.mmap_miss.saturating_sub(n);
+        self.set_mmap_miss(new, KFunc::FilemapMapPages, cause, sink);
     }
 
     /// `filemap_map_pmd`: maps a PMD-sized folio with one PMD if the PMD is
@@ -236,13 +277,16 @@ impl Machine {
         fault_pgoff: u64,
         folio: &Folio,
         sink: &mut S,
-    ) -> (bool, u32) {
+    ) -> Hits {
         if folio.test(FolioFlags::HWPOISON) {
-            return (false, 0);
+            return Hits::default();
         }
-        let counted = !folio.test(FolioFlags::WORKINGSET) as u32;
+        let counts = !folio.test(FolioFlags::WORKINGSET);
         if !self.mm.pte_none(folio.index) {
-            return (false, counted);
+            return Hits {
+                pages: counts as u32,
+                ..Hits::default()
+            };
         }
         self.mm.set_pte_range(folio.index, 1);
         sink.emit(Event::PtesMapped {
@@ -250,7 +294,13 @@ impl Machine {
             first: folio.index,
             nr: 1,
         });
-        (folio.index == fault_pgoff, counted)
+        let mapped_fault = folio.index == fault_pgoff;
+        Hits {
+            pages: counts as u32,
+            mapped_fault,
+            fault_hit: mapped_fault && counts,
+            pmd: false,
+        }
     }
 
     /// `filemap_map_folio_range`: maps pages of a large folio from `index`,
@@ -262,7 +312,7 @@ impl Machine {
         index: u64,
         nr_pages: u64,
         sink: &mut S,
-    ) -> (bool, u32) {
+    ) -> Hits {
         let ptrs = self.geo.ptrs_per_pte;
         let whole = self.within_eof(folio)
             && folio.next_index() <= self.mm.vm_pages
@@ -301,7 +351,12 @@ impl Machine {
         if run_len > 0 {
             mapped_fault |= self.map_run(run_start, run_len, fault_pgoff, sink);
         }
-        (mapped_fault, counted)
+        Hits {
+            pages: counted,
+            mapped_fault,
+            fault_hit: mapped_fault && counts,
+            pmd: false,
+        }
     }
 
     fn map_run<S: EventSink>(

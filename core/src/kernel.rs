@@ -1,34 +1,147 @@
 //! Kernel variants: a base kernel plus a set of patches, each a named
 //! switch on the one model. A variant is never a copy of the model; the
-//! code tests `kernel.has(Patch::X)` where the patch changes behaviour.
+//! code tests `kernel.has(Patch::X)` where a patch changes behaviour.
 //!
-//! The base is Linux 6.18 as measured on these machines. Later kernels and
-//! patch series are the base with patches switched on.
+//! The base is Linux 6.18 as measured on these machines. Later kernels are
+//! the base with the patches merged since switched on; a patch series under
+//! review adds its patches one toggle each, so the web app can flip them
+//! hunk by hunk.
 
 /// One patch (or one hunk of a series) that changes the model's behaviour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Patch {}
+pub enum Patch {
+    /// Roman Gushchin, v3, Oct 2025 (merged for 6.19).
+    ThpRaMmapMiss,
+    /// fujunjie, patch 1 of "tighten mmap_miss hit accounting" (0b9c0aeba938).
+    MmapHitFaultAddress,
+    /// fujunjie, patch 2 (9b0fcac3cfe7).
+    MmapHitNotTried,
+    /// Usama Arif, May 2026.
+    MmapMissSeqSymmetric,
+    /// 7.x readahead: no PG_readahead marker on a window cut off at EOF.
+    RaNoMarkerAtEof,
+    /// Usama Arif, exec series patch 1/2 (v6 = v7).
+    ExecBypassMmapMiss,
+    /// Usama Arif, exec series patch 2/2, v6.
+    ExecThpOrderV6,
+    /// Usama Arif, exec series patch 2/2, v7 (merged).
+    ExecThpOrderV7,
+    /// Qiliang Yuan, seed 000, patch 1: helpers only.
+    DescRaHelpers,
+    /// Qiliang Yuan, seed 000, patch 2.
+    DescRaHugepage,
+    /// Qiliang Yuan, seed 000, patch 3.
+    DescRaSeqRead,
+}
 
 impl Patch {
-    pub const ALL: [Patch; 0] = [];
+    pub const ALL: [Patch; 11] = [
+        Patch::ThpRaMmapMiss,
+        Patch::MmapHitFaultAddress,
+        Patch::MmapHitNotTried,
+        Patch::MmapMissSeqSymmetric,
+        Patch::RaNoMarkerAtEof,
+        Patch::ExecBypassMmapMiss,
+        Patch::ExecThpOrderV6,
+        Patch::ExecThpOrderV7,
+        Patch::DescRaHelpers,
+        Patch::DescRaHugepage,
+        Patch::DescRaSeqRead,
+    ];
 
     fn bit(self) -> u64 {
-        match self {}
+        1 << (self as u32)
     }
 
     /// The name used on command lines and in links.
     pub fn name(self) -> &'static str {
-        match self {}
+        match self {
+            Patch::ThpRaMmapMiss => "thp-ra-mmap-miss",
+            Patch::MmapHitFaultAddress => "mmap-hit-fault-address",
+            Patch::MmapHitNotTried => "mmap-hit-not-tried",
+            Patch::MmapMissSeqSymmetric => "mmap-miss-seq-symmetric",
+            Patch::RaNoMarkerAtEof => "ra-no-marker-at-eof",
+            Patch::ExecBypassMmapMiss => "exec-bypass-mmap-miss",
+            Patch::ExecThpOrderV6 => "exec-thp-order-v6",
+            Patch::ExecThpOrderV7 => "exec-thp-order-v7",
+            Patch::DescRaHelpers => "desc-ra-1-helpers",
+            Patch::DescRaHugepage => "desc-ra-2-hugepage",
+            Patch::DescRaSeqRead => "desc-ra-3-seq-read",
+        }
     }
 
     /// What the patch changes, in one line.
     pub fn summary(self) -> &'static str {
-        match self {}
+        match self {
+            Patch::ThpRaMmapMiss => {
+                "mm: readahead: make thp readahead conditional to mmap_miss logic \
+                 (VM_HUGEPAGE reads only while mmap_miss <= MMAP_LOTSAMISS; VM_SEQ_READ keeps out of mmap_miss)"
+            }
+            Patch::MmapHitFaultAddress => {
+                "mm/filemap: count only the faulting address as a mmap hit \
+                 (fault-around hits: at most one, for the faulting page; PMD mappings none)"
+            }
+            Patch::MmapHitNotTried => {
+                "mm/filemap: do not count FAULT_FLAG_TRIED retries as mmap hits"
+            }
+            Patch::MmapMissSeqSymmetric => {
+                "mm: make mmap_miss accounting symmetric for VM_SEQ_READ \
+                 (no mmap_miss decrements for VM_SEQ_READ or VM_EXEC mappings)"
+            }
+            Patch::RaNoMarkerAtEof => {
+                "readahead: no PG_readahead marker when the window reaches EOF"
+            }
+            Patch::ExecBypassMmapMiss => {
+                "mm: bypass mmap_miss heuristic for VM_EXEC readahead"
+            }
+            Patch::ExecThpOrderV6 => {
+                "mm: use mapping_max_folio_order() for force_thp_readahead order, v6 \
+                 (preserve PMD-sized readahead where it fits, else fall back to at most 2M)"
+            }
+            Patch::ExecThpOrderV7 => {
+                "mm: use mapping_max_folio_order() for force_thp_readahead order, v7 \
+                 (cap max THP order at 2M)"
+            }
+            Patch::DescRaHelpers => {
+                "mm/filemap: move the mmap hit check of filemap_map_pages() into helpers (no change in behaviour)"
+            }
+            Patch::DescRaHugepage => {
+                "mm/filemap: read ahead downwards on descending VM_HUGEPAGE faults \
+                 (also read the folio below when it is not cached either; a PMD mapping of the faulting address is a hit)"
+            }
+            Patch::DescRaSeqRead => {
+                "mm/filemap: extend VM_SEQ_READ readahead below descending faults \
+                 (read the window that ends at the fault)"
+            }
+        }
     }
 
     /// Where it comes from: a lore link, a commit, or a seed file.
     pub fn source(self) -> &'static str {
-        match self {}
+        match self {
+            Patch::ThpRaMmapMiss => {
+                "https://lore.kernel.org/r/20251006175106.377411-1-roman.gushchin@linux.dev"
+            }
+            Patch::MmapHitFaultAddress => {
+                "commit 0b9c0aeba938, https://lkml.rescloud.iu.edu/hypermail/linux/kernel/2604.3/05792.html"
+            }
+            Patch::MmapHitNotTried => {
+                "commit 9b0fcac3cfe7, https://lkml.rescloud.iu.edu/hypermail/linux/kernel/2604.3/05792.html"
+            }
+            Patch::MmapMissSeqSymmetric => {
+                "https://lore.kernel.org/r/20260525145751.2671248-1-usama.arif@linux.dev"
+            }
+            Patch::RaNoMarkerAtEof => "mm/readahead.c between 6.18 and 7.2 (do_page_cache_ra, page_cache_ra_order)",
+            Patch::ExecBypassMmapMiss | Patch::ExecThpOrderV7 => {
+                "seed 003_a4c409d76b7fdaa2.txt, [PATCH v7 0/2] mm: improve large folio readahead for exec memory"
+            }
+            Patch::ExecThpOrderV6 => {
+                "https://lore.kernel.org/all/20260528165635.2068012-1-usama.arif@linux.dev/ (v6), seed 003"
+            }
+            Patch::DescRaHelpers | Patch::DescRaHugepage | Patch::DescRaSeqRead => {
+                "seed 000_f39f93ff61fd38a9.txt, [PATCH v2 0/3] mm/filemap: read ahead for mmap readers that move backwards"
+            }
+        }
     }
 }
 
@@ -37,6 +150,9 @@ impl Patch {
 pub struct PatchSet(u64);
 
 impl PatchSet {
+    pub fn of(patches: &[Patch]) -> Self {
+        patches.iter().fold(PatchSet::default(), |s, p| s.with(*p))
+    }
     pub fn with(mut self, p: Patch) -> Self {
         self.0 |= p.bit();
         self
@@ -66,27 +182,91 @@ pub struct Kernel {
 pub enum Variant {
     /// Linux 6.18, the kernel of these machines.
     V6_18,
+    /// v7.4-rc2: 6.18 with the mmap_miss and readahead changes merged since.
+    V7_4Rc2,
+    /// v7.4-rc2 without 0b9c0aeba938 and the retry patch after it: the
+    /// seed's "just before 0b9c0aeba938" reference.
+    V7_4Rc2Before0b9c,
+    /// v7.4-rc2 with the descending-readahead series of seed 000.
+    V7_4Rc2DescRa,
+    /// mm-unstable of 28 May 2026, the exec series' base (seed 003's baseline).
+    Mm20260528,
+    /// That base with the exec series, v6.
+    Mm20260528ExecV6,
+    /// That base with the exec series, v7 (as merged).
+    Mm20260528ExecV7,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 1] = [Variant::V6_18];
+    pub const ALL: [Variant; 7] = [
+        Variant::V6_18,
+        Variant::V7_4Rc2,
+        Variant::V7_4Rc2Before0b9c,
+        Variant::V7_4Rc2DescRa,
+        Variant::Mm20260528,
+        Variant::Mm20260528ExecV6,
+        Variant::Mm20260528ExecV7,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Variant::V6_18 => "v6.18",
+            Variant::V7_4Rc2 => "v7.4-rc2",
+            Variant::V7_4Rc2Before0b9c => "v7.4-rc2-before-0b9c0aeba938",
+            Variant::V7_4Rc2DescRa => "v7.4-rc2+desc-ra",
+            Variant::Mm20260528 => "mm-2026-05-28",
+            Variant::Mm20260528ExecV6 => "mm-2026-05-28+exec-v6",
+            Variant::Mm20260528ExecV7 => "mm-2026-05-28+exec-v7",
         }
     }
 
     pub fn summary(self) -> &'static str {
         match self {
             Variant::V6_18 => "Linux 6.18 as measured on these machines (reference source 6.18.35)",
+            Variant::V7_4Rc2 => "v7.4-rc2's fault path and readahead (as in 7.2.13 and 7.3.4)",
+            Variant::V7_4Rc2Before0b9c => {
+                "v7.4-rc2 just before 0b9c0aeba938 (seed 000's reference)"
+            }
+            Variant::V7_4Rc2DescRa => {
+                "v7.4-rc2 + [PATCH v2 0/3] read ahead for mmap readers that move backwards"
+            }
+            Variant::Mm20260528 => {
+                "mm-unstable of 28 May 2026, before the exec series (seed 003's baseline)"
+            }
+            Variant::Mm20260528ExecV6 => "mm-unstable of 28 May 2026 + exec series v6",
+            Variant::Mm20260528ExecV7 => "mm-unstable of 28 May 2026 + exec series v7",
         }
     }
 
     /// The patches the variant carries on top of the 6.18 model.
     pub fn patches(self) -> PatchSet {
+        let mm_0528 = PatchSet::of(&[
+            Patch::ThpRaMmapMiss,
+            Patch::MmapHitFaultAddress,
+            Patch::MmapHitNotTried,
+            Patch::MmapMissSeqSymmetric,
+            Patch::RaNoMarkerAtEof,
+        ]);
+        let v7_4 = mm_0528
+            .with(Patch::ExecBypassMmapMiss)
+            .with(Patch::ExecThpOrderV7);
         match self {
             Variant::V6_18 => PatchSet::default(),
+            Variant::V7_4Rc2 => v7_4,
+            Variant::V7_4Rc2Before0b9c => v7_4
+                .without(Patch::MmapHitFaultAddress)
+                .without(Patch::MmapHitNotTried),
+            Variant::V7_4Rc2DescRa => v7_4
+                .with(Patch::DescRaHelpers)
+                .with(Patch::DescRaHugepage)
+                .with(Patch::DescRaSeqRead),
+            Variant::Mm20260528 => mm_0528,
+            Variant::Mm20260528ExecV6 => mm_0528
+                .with(Patch::ExecBypassMmapMiss)
+                .with(Patch::ExecThpOrderV6),
+            Variant::Mm20260528ExecV7 => mm_0528
+                .with(Patch::ExecBypassMmapMiss)
+                .with(Patch::ExecThpOrderV7),
         }
     }
 

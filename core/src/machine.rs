@@ -15,6 +15,9 @@ use crate::mapping::{Mapping, VmFlags};
 use crate::page_cache::{AddError, AddressSpace};
 use crate::readahead::FileRaState;
 
+/// BIO_MAX_VECS: the folios one bio can carry.
+pub const BIO_MAX_VECS: u32 = 256;
+
 /// How hard an allocation may try (the gfp flags that matter here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Gfp {
@@ -114,8 +117,10 @@ impl Machine {
         Ok(f)
     }
 
-    /// Starts the read of `nr` pages from `first`: counts the bytes and
-    /// the requests the block layer makes of them.
+    /// Starts the read of `nr` pages from `first`: counts the bytes, and
+    /// the bios ext4 builds for them: a bio holds at most BIO_MAX_VECS
+    /// (256) folios and max_sectors_kb (4 MiB), so order-0 readahead goes
+    /// out in 1 MiB bios and PMD-sized folios two to a bio.
     pub(crate) fn submit_io<S: EventSink>(
         &mut self,
         first: u64,
@@ -124,10 +129,8 @@ impl Machine {
         sink: &mut S,
     ) {
         let page = 1u64 << self.geo.page_shift;
-        let bytes = nr * page;
         let max_io = crate::config::DEFAULT_IO_KB * 1024;
-        self.counters.bytes_read += bytes;
-        self.counters.read_ios += bytes.div_ceil(max_io);
+        self.counters.bytes_read += nr * page;
         sink.emit(Event::IoSubmitted {
             func,
             first,
@@ -135,14 +138,24 @@ impl Machine {
         });
         let end = first + nr;
         let inflight = &mut self.inflight;
+        let (mut bios, mut vecs, mut bytes) = (0u64, 0u32, 0u64);
         self.unsubmitted.retain(|&(i, o)| {
             if i >= first && i < end {
                 inflight.push((i, o));
+                let fbytes = page << o;
+                if bios == 0 || vecs == BIO_MAX_VECS || bytes + fbytes > max_io {
+                    bios += 1;
+                    vecs = 0;
+                    bytes = 0;
+                }
+                vecs += 1;
+                bytes += fbytes;
                 false
             } else {
                 true
             }
         });
+        self.counters.read_ios += bios.max(1);
     }
 
     /// Completes every read in flight: the folios become uptodate and are
@@ -203,6 +216,33 @@ impl Machine {
             || self.cache.nrpages != other.cache.nrpages
             || self.cache.fingerprint != other.cache.fingerprint
             || self.mm.fingerprint != other.mm.fingerprint
+    }
+
+    /// How many TLB entries the current mappings need: one per PMD, one
+    /// per PTE, except that on arm64 a naturally aligned run of CONT_PTES
+    /// pages of one folio takes one contpte entry (16 × 4K, 128 × 16K or
+    /// 32 × 64K pages).
+    pub fn translations(&self) -> u64 {
+        let cont_order: Option<u8> = match (self.geo.arch, self.geo.page_shift) {
+            (crate::config::Arch::Arm64, 12) => Some(4),
+            (crate::config::Arch::Arm64, 14) => Some(7),
+            (crate::config::Arch::Arm64, 16) => Some(5),
+            _ => None,
+        };
+        let mut n = self.mm.pmd_mapped;
+        self.cache.for_each_folio(|f| {
+            if self.mm.pmd_of(f.index) == crate::mapping::Pmd::Huge {
+                return;
+            }
+            let mapped = (f.index..f.next_index())
+                .filter(|&p| self.mm.pte_mapped(p))
+                .count() as u64;
+            n += match cont_order {
+                Some(c) if f.order >= c && mapped == f.nr_pages() => f.nr_pages() >> c,
+                _ => mapped,
+            };
+        });
+        n
     }
 
     /// The `ra_pages` the fault path sees.

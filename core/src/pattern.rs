@@ -34,6 +34,9 @@ pub enum Pattern {
     Stride(u64),
     /// The pages of `Stride(N)`, last to first.
     RStride(u64),
+    /// Pages 0, N, 2N, ... for PCT per cent of the file's pages (in
+    /// thousandths of a per cent), so the walk spans N × PCT% of the file.
+    StridePct { n: u64, milli_pct: u64 },
     /// PCT per cent of the pages, at random; the percentage is held in
     /// thousandths of a per cent so that the pattern stays exact.
     Random { milli_pct: u64, seed: u64 },
@@ -50,9 +53,12 @@ impl Pattern {
     pub fn validate(&self, file_size: u64, page: u64) -> Result<(), ConfigError> {
         let pages = file_size.div_ceil(page);
         match self {
-            Pattern::Stride(0) | Pattern::RStride(0) => {
+            Pattern::Stride(0) | Pattern::RStride(0) | Pattern::StridePct { n: 0, .. } => {
                 Err(ConfigError::new("pattern", "stride must be at least 1"))
             }
+            Pattern::StridePct { milli_pct, .. } if *milli_pct == 0 || *milli_pct > 100_000 => Err(
+                ConfigError::new("pattern", "stride percentage must be in (0, 100]"),
+            ),
             Pattern::Random { milli_pct, .. } if *milli_pct == 0 || *milli_pct > 100_000 => Err(
                 ConfigError::new("pattern", "random percentage must be in (0, 100]"),
             ),
@@ -105,6 +111,10 @@ impl Pattern {
         match self {
             Pattern::Fwd | Pattern::Rev => pages,
             Pattern::Stride(n) | Pattern::RStride(n) => pages.div_ceil(*n),
+            Pattern::StridePct { n, milli_pct } => {
+                let want = ((pages as u128 * *milli_pct as u128).div_ceil(100_000)) as u64;
+                want.min(pages.div_ceil(*n))
+            }
             Pattern::Random { milli_pct, .. } => {
                 ((pages as u128 * *milli_pct as u128).div_ceil(100_000)) as u64
             }
@@ -125,7 +135,7 @@ impl Pattern {
             Pattern::Rev => Access::Touch {
                 page: pages - 1 - k,
             },
-            Pattern::Stride(n) => Access::Touch { page: k * n },
+            Pattern::Stride(n) | Pattern::StridePct { n, .. } => Access::Touch { page: k * n },
             Pattern::RStride(n) => {
                 let count = pages.div_ceil(*n);
                 Access::Touch {

@@ -15,6 +15,7 @@
 
 use crate::event::{Event, EventSink, KFunc, RaWindow};
 use crate::folio::{Folio, FolioFlags};
+use crate::kernel::Patch;
 use crate::machine::{Gfp, Machine};
 use crate::page_cache::AddError;
 
@@ -206,7 +207,12 @@ impl Machine {
         if index > end_index {
             return;
         }
+        let mut lookahead_size = lookahead_size;
         let nr = if nr_to_read > end_index - index {
+            // 7.x: a window cut off at EOF sets no marker.
+            if self.kernel.has(Patch::RaNoMarkerAtEof) {
+                lookahead_size = 0;
+            }
             end_index - index + 1
         } else {
             nr_to_read
@@ -272,10 +278,18 @@ impl Machine {
         let mut index = start;
         let min_order = self.cache.min_order;
         let mut limit = self.cache.end_index();
-        let mark = index + self.ra.size - self.ra.async_size;
+        let mut mark = index + self.ra.size - self.ra.async_size;
         let mut err = false;
         if self.cache.large_folio_support() {
-            limit = limit.min(index + self.ra.size - 1);
+            let window_end = index + self.ra.size - 1;
+            if limit > window_end {
+                limit = window_end;
+            } else if self.kernel.has(Patch::RaNoMarkerAtEof) {
+                // 7.x: the window reaches EOF, so no marker.
+                mark = u64::MAX;
+            } else {
+                limit = limit.min(window_end);
+            }
             let mut new_order = (self.ra.order as u32).min(self.cache.max_order as u32);
             new_order = new_order.min(ilog2(self.ra.size));
             new_order = new_order.max(min_order as u32);

@@ -51,12 +51,13 @@ fn config() -> impl Strategy<Value = Config> {
         any::<bool>(),
         prop_oneof![Just(None), (1u64..8).prop_map(|m| Some(m << 20))],
         any::<bool>(),
+        proptest::sample::select(folioscope_core::Variant::ALL.to_vec()),
     )
         .prop_filter_map(
             "valid configurations",
-            |(pattern, page, file_size, ra_kb, fa, madvise, thp, memory_limit, exec)| {
+            |(pattern, page, file_size, ra_kb, fa, madvise, thp, memory_limit, exec, variant)| {
                 Config::new(ConfigParts {
-                    kernel: Kernel::v6_18(),
+                    kernel: Kernel::from_variant(variant),
                     file_size,
                     page_size: PageSize::new(page).ok()?,
                     read_ahead_kb: ra_kb,

@@ -3,9 +3,10 @@
 export async function run({ newPage, expect, shot, text, log }) {
   const page = await newPage();
   log(`first render after ${page.loadMs} ms`);
-  expect(page.loadMs < 5000, `the page took ${page.loadMs} ms to render`);
+  expect(page.loadMs < 3000, `the page took ${page.loadMs} ms to render`);
   expect((await page.textContent('h1')).includes('folioscope'), 'no title');
-  expect((await text(page, 'kernel')) === 'v6.18', 'kernel label');
+  expect((await text(page, 'kernel')) === 'v7.4-rc2', 'kernel label');
+  expect((await page.$('[data-testid="strip-b"]')) !== null, 'the default preset compares two kernels');
   // The strip has pixels of more than one colour.
   const colours = await page.evaluate(() => {
     const c = document.querySelector('[data-testid="strip"]');

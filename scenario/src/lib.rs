@@ -6,11 +6,15 @@
 //!   into a core `Config`;
 //! - [`report`]: the figures of a run as JSON (the shape `folioscope run`
 //!   and `folioscope probe` print) and as a plain-text table;
-//! - [`text`]: one line per model event, naming the kernel function.
+//! - [`text`]: one line per model event, naming the kernel function;
+//! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
+//!   the model's figures for them next to the published ones.
 
+pub mod compare;
 pub mod parse;
 pub mod report;
 pub mod scenario;
+pub mod seeds;
 pub mod text;
 
 pub use report::Report;

@@ -107,19 +107,25 @@ pub fn format_milli_pct(v: u64) -> String {
 pub fn parse_pattern(text: &str, trace_text: Option<&str>) -> Result<Pattern, String> {
     let t = text.trim();
     let (name, arg) = t.split_once(':').unwrap_or((t, ""));
-    let num = |what: &str| -> Result<u64, String> {
-        arg.parse::<u64>()
-            .map_err(|_| format!("{name}:{arg}: {what} must be a whole number"))
-    };
     match name {
         "fwd" if arg.is_empty() => Ok(Pattern::Fwd),
         "rev" if arg.is_empty() => Ok(Pattern::Rev),
         "stride" | "rstride" => {
-            let n = num("the stride")?;
+            let (n_text, pct) = match arg.split_once(':') {
+                Some((n, p)) if name == "stride" => (n, Some(p)),
+                _ => (arg, None),
+            };
+            let n = n_text
+                .parse::<u64>()
+                .map_err(|_| format!("{t}: the stride must be a whole number"))?;
             if n == 0 {
                 return Err(format!("{t}: the stride must be at least 1"));
             }
-            Ok(if name == "stride" { Pattern::Stride(n) } else { Pattern::RStride(n) })
+            Ok(match (name, pct) {
+                ("stride", Some(p)) => Pattern::StridePct { n, milli_pct: parse_milli_pct(p)? },
+                ("stride", None) => Pattern::Stride(n),
+                _ => Pattern::RStride(n),
+            })
         }
         "random" => {
             let (pct, seed) = arg
@@ -148,7 +154,7 @@ pub fn parse_pattern(text: &str, trace_text: Option<&str>) -> Result<Pattern, St
             parse_trace(text).map(Pattern::Trace)
         }
         _ => Err(format!(
-            "'{t}' is not a pattern (fwd, rev, stride:N, rstride:N, random:PCT:SEED, read:BS, pread-rev:BS, trace:FILE)"
+            "'{t}' is not a pattern (fwd, rev, stride:N[:PCT], rstride:N, random:PCT:SEED, read:BS, pread-rev:BS, trace:FILE)"
         )),
     }
 }
@@ -160,6 +166,9 @@ pub fn format_pattern(p: &Pattern) -> String {
         Pattern::Rev => "rev".into(),
         Pattern::Stride(n) => format!("stride:{n}"),
         Pattern::RStride(n) => format!("rstride:{n}"),
+        Pattern::StridePct { n, milli_pct } => {
+            format!("stride:{n}:{}", format_milli_pct(*milli_pct))
+        }
         Pattern::Random { milli_pct, seed } => {
             format!("random:{}:{seed}", format_milli_pct(*milli_pct))
         }

@@ -10,27 +10,53 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::{
-    banner::Banner, controls::Controls, file_strip::FileStrip, header::Header, help::Help,
-    ra_panel::RaPanel, scenario_panel::ScenarioPanel,
+    banner::Banner,
+    compare_bar::CompareBar,
+    controls::Controls,
+    event_log::EventLog,
+    file_strip::{FileStrip, Side},
+    header::Header,
+    help::Help,
+    plots::Plots,
+    ra_panel::RaPanel,
+    scenario_panel::ScenarioPanel,
+    xarray_view::XarrayView,
 };
-use crate::state::{Action, AppState};
+use crate::state::{Action, AppState, Panel};
 
 /// The app's state, shared with every component.
 pub type AppContext = UseReducerHandle<AppState>;
 
-/// The scenario on screen at load: a backward walk of a 2 GiB file under
-/// MADV_HUGEPAGE, the case the first seed is about.
-pub fn default_scenario() -> Scenario {
-    Scenario {
-        pattern: Pattern::Rev,
-        madvise: Madvise::Hugepage,
-        ..Scenario::default()
+/// The preset on screen at load: the first row of the first seed, a
+/// backward walk of a 2 GiB file under MADV_HUGEPAGE, v7.4-rc2 against the
+/// patched kernel.
+pub const DEFAULT_PRESET: &str = "seed000-rev-huge";
+
+/// The default preset's scenario and second kernel.
+pub fn default_scenario() -> (Scenario, Option<folioscope_core::Kernel>) {
+    match folioscope_scenario::seeds::row(DEFAULT_PRESET) {
+        Some(r) => {
+            let mut s = r.scenario.clone();
+            s.kernel = r.columns[0].kernel.clone();
+            (s, r.columns.get(1).map(|c| c.kernel.clone()))
+        }
+        None => (
+            Scenario {
+                pattern: Pattern::Rev,
+                madvise: Madvise::Hugepage,
+                ..Scenario::default()
+            },
+            None,
+        ),
     }
 }
 
 #[component]
 pub fn App() -> Html {
-    let state = use_reducer(|| AppState::new(default_scenario()));
+    let state = use_reducer(|| {
+        let (scenario, compare) = default_scenario();
+        AppState::new(scenario, compare, Some(DEFAULT_PRESET.to_string()))
+    });
 
     // The play loop: one animation frame, one tick of speed/60 accesses.
     {
@@ -83,12 +109,8 @@ pub fn App() -> Html {
                     (" ", _) => Some(Action::TogglePlay),
                     ("ArrowRight", false) => Some(Action::StepBy(1)),
                     ("ArrowLeft", false) => Some(Action::StepBy(-1)),
-                    ("ArrowRight", true) => {
-                        Some(Action::JumpMark(folioscope_core::Mark::MajorFault, true))
-                    }
-                    ("ArrowLeft", true) => {
-                        Some(Action::JumpMark(folioscope_core::Mark::MajorFault, false))
-                    }
+                    ("ArrowRight", true) => Some(Action::StepEvent(true)),
+                    ("ArrowLeft", true) => Some(Action::StepEvent(false)),
                     ("Home", _) => Some(Action::Seek(0)),
                     ("End", _) => Some(Action::Seek(u64::MAX)),
                     ("?", _) => Some(Action::ToggleHelp),
@@ -104,6 +126,12 @@ pub fn App() -> Html {
         });
     }
 
+    let toggle = |p: Panel| {
+        let d = state.dispatcher();
+        Callback::from(move |_| d.dispatch(Action::TogglePanel(p)))
+    };
+    let panels = state.panels;
+    let comparing = state.compare.is_some();
     html! {
         <ContextProvider<AppContext> context={state.clone()}>
             <Header />
@@ -111,9 +139,24 @@ pub fn App() -> Html {
             <main class="layout">
                 <ScenarioPanel />
                 <section class="stage">
-                    <FileStrip />
+                    <CompareBar />
+                    <FileStrip side={Side::A} />
+                    if comparing { <FileStrip side={Side::B} /> }
                     <Controls />
-                    <RaPanel />
+                    <div class={classes!("ra-row", comparing.then_some("two"))}>
+                        <RaPanel side={Side::A} />
+                        if comparing { <RaPanel side={Side::B} /> }
+                    </div>
+                    <div class="panel-toggles">
+                        <label><input type="checkbox" checked={panels.plots} onchange={toggle(Panel::Plots)} data-testid="toggle-plots" />{ "plots" }</label>
+                        <label><input type="checkbox" checked={panels.log} onchange={toggle(Panel::Log)} data-testid="toggle-log" />{ "event log" }</label>
+                        <label><input type="checkbox" checked={panels.xarray} onchange={toggle(Panel::Xarray)} data-testid="toggle-xarray" />{ "xarray" }</label>
+                    </div>
+                    if panels.plots { <Plots /> }
+                    <div class="lower">
+                        if panels.log { <EventLog /> }
+                        if panels.xarray { <XarrayView /> }
+                    </div>
                 </section>
             </main>
             if state.help { <Help /> }

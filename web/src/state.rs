@@ -3,20 +3,15 @@
 //! dispatch actions; nothing else mutates the model.
 
 use std::cell::RefCell;
+use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 
-use folioscope_core::{Mark, Simulation, Timeline};
+use folioscope_core::{Event, EventKind, EventSink, Kernel, Mark, Simulation, Timeline};
 use folioscope_scenario::Scenario;
 use yew::Reducible;
 
-/// Checkpoint memory the app allows a timeline.
+/// Checkpoint memory the app allows one timeline.
 pub const CHECKPOINT_BUDGET: usize = 96 << 20;
-
-/// A scenario, run once, with a simulation standing at the current step.
-pub struct Run {
-    pub timeline: Timeline,
-    pub sim: RefCell<Simulation>,
-}
 
 /// The name the scenario panel shows for a model field.
 pub fn field_label(field: &str) -> String {
@@ -28,6 +23,61 @@ pub fn field_label(field: &str) -> String {
     }
 }
 
+/// One line of the event log: an event, the access that made it (1-based)
+/// and its place among that access's events.
+#[derive(Clone, Copy, Debug)]
+pub struct LogLine {
+    pub access: u64,
+    pub index: usize,
+    pub event: Event,
+}
+
+/// How many accesses of history the log rebuilds after a jump.
+pub const LOG_ACCESSES: u64 = 40;
+/// How many lines the log keeps.
+pub const LOG_LINES: usize = 4000;
+
+/// The events of the accesses just before the current step.
+#[derive(Default)]
+pub struct Recent {
+    pub lines: VecDeque<LogLine>,
+}
+
+impl Recent {
+    fn push(&mut self, line: LogLine) {
+        if self.lines.len() == LOG_LINES {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(line);
+    }
+}
+
+/// A sink that records into [`Recent`], numbering events per access.
+struct Recorder<'a> {
+    recent: &'a mut Recent,
+    access: u64,
+    index: usize,
+}
+
+impl EventSink for Recorder<'_> {
+    fn emit(&mut self, event: Event) {
+        self.recent.push(LogLine {
+            access: self.access,
+            index: self.index,
+            event,
+        });
+        self.index += 1;
+    }
+}
+
+/// A scenario, run once, with a simulation standing at the current step.
+pub struct Run {
+    pub scenario: Scenario,
+    pub timeline: Timeline,
+    pub sim: RefCell<Simulation>,
+    pub recent: RefCell<Recent>,
+}
+
 impl Run {
     pub fn new(scenario: &Scenario) -> Result<Rc<Run>, (String, String)> {
         let cfg = scenario
@@ -35,19 +85,91 @@ impl Run {
             .map_err(|e| (field_label(e.field), e.message))?;
         let timeline = Timeline::build(cfg, CHECKPOINT_BUDGET);
         let sim = RefCell::new(timeline.simulation_at(0));
-        Ok(Rc::new(Run { timeline, sim }))
+        Ok(Rc::new(Run {
+            scenario: scenario.clone(),
+            timeline,
+            sim,
+            recent: RefCell::new(Recent::default()),
+        }))
     }
 
-    /// Moves the simulation to `step`.
+    /// Moves the simulation to `step`, recording the events of the last
+    /// accesses for the log: forward in place when that is close, from a
+    /// checkpoint a little before `step` otherwise.
     pub fn seek(&self, step: u64) {
-        self.timeline.seek(&mut self.sim.borrow_mut(), step);
+        let step = step.min(self.timeline.len());
+        let mut sim = self.sim.borrow_mut();
+        let mut recent = self.recent.borrow_mut();
+        let here = sim.step_count();
+        if step < here || step - here > self.timeline.interval() {
+            *sim = self
+                .timeline
+                .simulation_at(step.saturating_sub(LOG_ACCESSES));
+            recent.lines.clear();
+        } else if step - here > LOG_ACCESSES {
+            // Only the last accesses reach the log: run the rest silently.
+            sim.run_to(step - LOG_ACCESSES, &mut folioscope_core::NoEvents);
+            recent.lines.clear();
+        }
+        while sim.step_count() < step {
+            let access = sim.step_count() + 1;
+            let mut rec = Recorder {
+                recent: &mut recent,
+                access,
+                index: 0,
+            };
+            sim.step(&mut rec);
+        }
     }
+}
+
+/// A position inside an access: the events of access `step + 1`, of which
+/// the first `applied` have happened.
+#[derive(Clone)]
+pub struct EventCursor {
+    pub events: Rc<Vec<Event>>,
+    pub applied: usize,
+}
+
+/// The second kernel of compare mode, run on the same scenario.
+#[derive(Clone)]
+pub struct Compare {
+    pub run: Rc<Run>,
+    /// The first step after which the two states differ.
+    pub first_diff: Option<u64>,
+}
+
+/// Which panels are open.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Panels {
+    pub xarray: bool,
+    pub log: bool,
+    pub plots: bool,
+}
+
+impl Default for Panels {
+    fn default() -> Self {
+        Panels {
+            xarray: true,
+            log: true,
+            plots: true,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    Xarray,
+    Log,
+    Plots,
 }
 
 pub struct AppState {
     pub scenario: Scenario,
     pub run: Rc<Run>,
     pub step: u64,
+    pub cursor: Option<EventCursor>,
+    pub compare: Option<Compare>,
     pub playing: bool,
     /// Accesses per second while playing, as a power of two.
     pub speed_log2: u32,
@@ -56,80 +178,166 @@ pub struct AppState {
     /// A rejected parameter: the field and why. The last good state stays.
     pub banner: Option<(String, String)>,
     pub help: bool,
+    /// What "next" jumps to.
+    pub mark: Mark,
+    /// Event kinds the log hides, and the text it must contain.
+    pub hidden_kinds: BTreeSet<EventKind>,
+    pub log_text: String,
+    pub panels: Panels,
+    /// The preset on screen, if the scenario still is one.
+    pub preset: Option<String>,
     /// Bumped on every change, so that canvases know to redraw.
     pub generation: u64,
 }
 
-/// Two states are the same view when nothing was dispatched in between:
-/// every change bumps the generation.
-impl PartialEq for AppState {
-    fn eq(&self, other: &Self) -> bool {
-        self.generation == other.generation && Rc::ptr_eq(&self.run, &other.run)
-    }
-}
-
 pub enum Action {
-    /// A new scenario: re-run the model, or show why not.
+    /// A new scenario: re-run the model (and the compared kernel), or show why not.
     Apply(Scenario),
+    /// A preset: its scenario, and its second kernel for compare mode.
+    Preset(String, Scenario, Option<Kernel>),
+    /// Compare with this kernel, or stop comparing.
+    CompareWith(Option<Kernel>),
     Seek(u64),
     StepBy(i64),
+    /// One event forward or back.
+    StepEvent(bool),
+    /// To just after event `index` of access `step + 1`.
+    JumpToEvent(u64, usize),
     /// Advance while playing, by this many accesses.
     Tick(u64),
     TogglePlay,
     SetSpeed(u32),
-    JumpMark(Mark, bool),
+    SetMark(Mark),
+    JumpMark(bool),
     Zoom(u64, u64),
     ZoomReset,
+    ToggleKind(EventKind),
+    LogText(String),
+    TogglePanel(Panel),
     Reject(String, String),
     DismissBanner,
     ToggleHelp,
 }
 
+impl PartialEq for AppState {
+    /// Two states are the same view when nothing was dispatched in
+    /// between: every change bumps the generation.
+    fn eq(&self, other: &Self) -> bool {
+        self.generation == other.generation && Rc::ptr_eq(&self.run, &other.run)
+    }
+}
+
 impl AppState {
-    pub fn new(scenario: Scenario) -> Self {
+    pub fn new(scenario: Scenario, compare: Option<Kernel>, preset: Option<String>) -> Self {
         let run = Run::new(&scenario).unwrap_or_else(|(f, m)| {
             // The default scenario is valid; anything else is a bug worth seeing.
             panic!("default scenario rejected: {f}: {m}")
         });
-        let end = run.timeline.len();
-        run.seek(end);
         let pages = scenario.file_size.div_ceil(scenario.page_size);
-        AppState {
-            scenario,
-            run,
-            step: end,
+        let state = AppState {
+            scenario: scenario.clone(),
+            run: run.clone(),
+            step: 0,
+            cursor: None,
+            compare: None,
             playing: false,
             speed_log2: 14,
             zoom: (0, pages),
             banner: None,
             help: false,
+            mark: Mark::MajorFault,
+            hidden_kinds: BTreeSet::new(),
+            log_text: String::new(),
+            panels: Panels::default(),
+            preset,
             generation: 0,
-        }
+        };
+        let end = run.timeline.len();
+        state.with_run(scenario, run, compare).at(end)
     }
 
     pub fn len(&self) -> u64 {
         self.run.timeline.len()
     }
 
-    fn with(self: &Rc<Self>) -> AppState {
+    pub fn pages(&self) -> u64 {
+        self.scenario.file_size.div_ceil(self.scenario.page_size)
+    }
+
+    /// The events applied so far inside the current access.
+    pub fn applied_events(&self) -> &[Event] {
+        match &self.cursor {
+            Some(c) => &c.events[..c.applied],
+            None => &[],
+        }
+    }
+
+    fn next(self: &Rc<Self>) -> AppState {
         AppState {
             scenario: self.scenario.clone(),
             run: self.run.clone(),
             step: self.step,
+            cursor: self.cursor.clone(),
+            compare: self.compare.clone(),
             playing: self.playing,
             speed_log2: self.speed_log2,
             zoom: self.zoom,
             banner: self.banner.clone(),
             help: self.help,
+            mark: self.mark,
+            hidden_kinds: self.hidden_kinds.clone(),
+            log_text: self.log_text.clone(),
+            panels: self.panels,
+            preset: self.preset.clone(),
             generation: self.generation + 1,
         }
     }
 
+    /// Moves both runs to `step`, at an access boundary.
     fn at(mut self, step: u64) -> Self {
         let step = step.min(self.len());
         self.run.seek(step);
+        if let Some(c) = &self.compare {
+            c.run.seek(step);
+        }
         self.step = step;
+        self.cursor = None;
         self
+    }
+
+    /// Inside access `step + 1`, after `applied` of its events.
+    fn inside(self, step: u64, events: Rc<Vec<Event>>, applied: usize) -> Self {
+        let mut s = self.at(step);
+        if applied == 0 {
+            return s;
+        }
+        if applied >= events.len() {
+            return s.at(step + 1);
+        }
+        s.cursor = Some(EventCursor { events, applied });
+        s
+    }
+
+    fn with_run(mut self, scenario: Scenario, run: Rc<Run>, compare: Option<Kernel>) -> Self {
+        let pages = scenario.file_size.div_ceil(scenario.page_size);
+        let step = self.step.min(run.timeline.len());
+        if self.pages() != pages {
+            self.zoom = (0, pages);
+        }
+        self.compare = compare.and_then(|k| {
+            let mut other = scenario.clone();
+            other.kernel = k;
+            let crun = Run::new(&other).ok()?;
+            let first_diff = run.timeline.first_difference(&crun.timeline);
+            Some(Compare {
+                run: crun,
+                first_diff,
+            })
+        });
+        self.scenario = scenario;
+        self.run = run;
+        self.banner = None;
+        self.at(step)
     }
 }
 
@@ -140,38 +348,77 @@ impl Reducible for AppState {
         let next = match action {
             Action::Apply(scenario) => match Run::new(&scenario) {
                 Ok(run) => {
-                    let mut s = self.with();
-                    let pages = scenario.file_size.div_ceil(scenario.page_size);
-                    let step = self.step.min(run.timeline.len());
-                    s.scenario = scenario;
-                    s.run = run;
-                    s.zoom = (0, pages);
-                    s.banner = None;
-                    s.at(step)
+                    let compare = self.compare.as_ref().map(|c| c.run.scenario.kernel.clone());
+                    let mut s = self.next().with_run(scenario, run, compare);
+                    s.preset = None;
+                    s
                 }
                 Err((field, message)) => {
-                    let mut s = self.with();
+                    let mut s = self.next();
                     s.banner = Some((field, message));
                     s
                 }
             },
-            Action::Seek(step) => self.with().at(step),
+            Action::Preset(id, scenario, compare) => match Run::new(&scenario) {
+                Ok(run) => {
+                    let mut s = self.next().with_run(scenario, run, compare);
+                    s.preset = Some(id);
+                    let end = s.len();
+                    s.at(end)
+                }
+                Err((field, message)) => {
+                    let mut s = self.next();
+                    s.banner = Some((field, message));
+                    s
+                }
+            },
+            Action::CompareWith(kernel) => {
+                let scenario = self.scenario.clone();
+                let run = self.run.clone();
+                self.next().with_run(scenario, run, kernel)
+            }
+            Action::Seek(step) => self.next().at(step),
             Action::StepBy(d) => {
                 let step = self.step.saturating_add_signed(d);
-                let mut s = self.with();
+                let mut s = self.next();
                 s.playing = false;
                 s.at(step)
             }
+            Action::StepEvent(forward) => {
+                let mut s = self.next();
+                s.playing = false;
+                let step = s.step;
+                match (s.cursor.clone(), forward) {
+                    (Some(c), true) => s.inside(step, c.events, c.applied + 1),
+                    (Some(c), false) => s.inside(step, c.events, c.applied - 1),
+                    (None, true) if step < s.len() => {
+                        let events = Rc::new(s.run.timeline.events_of(step + 1));
+                        s.inside(step, events, 1)
+                    }
+                    (None, false) if step > 0 => {
+                        let events = Rc::new(s.run.timeline.events_of(step));
+                        let applied = events.len().saturating_sub(1);
+                        s.inside(step - 1, events, applied)
+                    }
+                    _ => s,
+                }
+            }
+            Action::JumpToEvent(step, index) => {
+                let events = Rc::new(self.run.timeline.events_of(step + 1));
+                let mut s = self.next();
+                s.playing = false;
+                s.inside(step, events, index + 1)
+            }
             Action::Tick(n) => {
                 let step = self.step + n;
-                let mut s = self.with().at(step);
+                let mut s = self.next().at(step);
                 if s.step >= s.len() {
                     s.playing = false;
                 }
                 s
             }
             Action::TogglePlay => {
-                let mut s = self.with();
+                let mut s = self.next();
                 s.playing = !s.playing;
                 if s.playing && s.step >= s.len() {
                     s = s.at(0);
@@ -179,20 +426,25 @@ impl Reducible for AppState {
                 s
             }
             Action::SetSpeed(v) => {
-                let mut s = self.with();
+                let mut s = self.next();
                 s.speed_log2 = v.min(22);
                 s
             }
-            Action::JumpMark(mark, forward) => {
+            Action::SetMark(m) => {
+                let mut s = self.next();
+                s.mark = m;
+                s
+            }
+            Action::JumpMark(forward) => {
                 let t = &self.run.timeline;
                 let target = if forward {
-                    t.next_mark(mark, self.step)
+                    t.next_mark(self.mark, self.step)
                 } else {
-                    t.prev_mark(mark, self.step)
+                    t.prev_mark(self.mark, self.step)
                 };
                 match target {
                     Some(step) => {
-                        let mut s = self.with();
+                        let mut s = self.next();
                         s.playing = false;
                         s.at(step)
                     }
@@ -200,31 +452,52 @@ impl Reducible for AppState {
                 }
             }
             Action::Zoom(first, end) => {
-                let pages = self.scenario.file_size.div_ceil(self.scenario.page_size);
+                let pages = self.pages();
                 let end = end.min(pages);
                 let first = first.min(end.saturating_sub(1));
-                let mut s = self.with();
+                let mut s = self.next();
                 s.zoom = (first, end.max(first + 1));
                 s
             }
             Action::ZoomReset => {
-                let pages = self.scenario.file_size.div_ceil(self.scenario.page_size);
-                let mut s = self.with();
+                let pages = self.pages();
+                let mut s = self.next();
                 s.zoom = (0, pages);
                 s
             }
+            Action::ToggleKind(k) => {
+                let mut s = self.next();
+                if !s.hidden_kinds.remove(&k) {
+                    s.hidden_kinds.insert(k);
+                }
+                s
+            }
+            Action::LogText(t) => {
+                let mut s = self.next();
+                s.log_text = t;
+                s
+            }
+            Action::TogglePanel(p) => {
+                let mut s = self.next();
+                match p {
+                    Panel::Xarray => s.panels.xarray = !s.panels.xarray,
+                    Panel::Log => s.panels.log = !s.panels.log,
+                    Panel::Plots => s.panels.plots = !s.panels.plots,
+                }
+                s
+            }
             Action::Reject(field, message) => {
-                let mut s = self.with();
+                let mut s = self.next();
                 s.banner = Some((field, message));
                 s
             }
             Action::DismissBanner => {
-                let mut s = self.with();
+                let mut s = self.next();
                 s.banner = None;
                 s
             }
             Action::ToggleHelp => {
-                let mut s = self.with();
+                let mut s = self.next();
                 s.help = !s.help;
                 s
             }

@@ -6,7 +6,7 @@
 use folioscope_core::folio::{Folio, FolioFlags};
 use folioscope_core::mapping::Pmd;
 use folioscope_core::xarray::Entry;
-use folioscope_core::Machine;
+use folioscope_core::{Event, Machine};
 
 use crate::palette;
 
@@ -65,8 +65,10 @@ impl View {
     }
 }
 
-/// Renders the strip into `buf` (resized to width × HEIGHT × 4).
-pub fn render(m: &Machine, view: View, cursor: Option<u64>, buf: &mut Vec<u8>) {
+/// Renders the strip into `buf` (resized to width × HEIGHT × 4): the
+/// machine's state, then `overlay`, the events already applied inside the
+/// access being stepped through.
+pub fn render(m: &Machine, view: View, cursor: Option<u64>, overlay: &[Event], buf: &mut Vec<u8>) {
     let w = view.width.max(1);
     buf.clear();
     buf.resize((w * HEIGHT * 4) as usize, 255);
@@ -120,6 +122,8 @@ pub fn render(m: &Machine, view: View, cursor: Option<u64>, buf: &mut Vec<u8>) {
             }
         }
     }
+    let mut ra = m.ra;
+    apply_overlay(&view, overlay, &mut cols, &mut ra);
     let mut put = |x: u32, y0: u32, y1: u32, rgb: [u8; 3]| {
         for y in y0..y1 {
             let i = ((y * w + x) * 4) as usize;
@@ -127,7 +131,6 @@ pub fn render(m: &Machine, view: View, cursor: Option<u64>, buf: &mut Vec<u8>) {
             buf[i + 3] = 255;
         }
     };
-    let ra = m.ra;
     for (x, col) in cols.iter().enumerate() {
         let x = x as u32;
         if col.pmd {
@@ -170,6 +173,77 @@ pub fn render(m: &Machine, view: View, cursor: Option<u64>, buf: &mut Vec<u8>) {
         put(c, 0, HEIGHT, palette::CURSOR);
         if c + 1 < w {
             put(c + 1, 0, HEIGHT, palette::CURSOR);
+        }
+    }
+}
+
+/// Paints the effect of events that happened inside the current access.
+fn apply_overlay(
+    view: &View,
+    overlay: &[Event],
+    cols: &mut [Column],
+    ra: &mut folioscope_core::readahead::FileRaState,
+) {
+    for e in overlay {
+        match *e {
+            Event::FolioAdded { index, order, .. } => {
+                let (c0, c1) = view.cols_of(index, index + (1u64 << order));
+                if index + (1u64 << order) > view.first && index < view.end {
+                    for c in c0..c1 {
+                        cols[c as usize].locked = true;
+                    }
+                }
+            }
+            Event::FolioUptodate { index, order } => {
+                let end = index + (1u64 << order);
+                if end > view.first && index < view.end {
+                    let (c0, c1) = view.cols_of(index, end);
+                    for c in c0..c1 {
+                        let col = &mut cols[c as usize];
+                        col.locked = false;
+                        col.by_order[(order as usize).min(13)] += 1;
+                        col.resident += 1;
+                    }
+                }
+            }
+            Event::ReadaheadFlag { index, set, .. } => {
+                if let Some(x) = view.x_of(index) {
+                    cols[x as usize].readahead = set;
+                }
+            }
+            Event::PtesMapped { first, nr, .. } => {
+                let end = first + nr as u64;
+                if end > view.first && first < view.end {
+                    let (c0, c1) = view.cols_of(first, end);
+                    for c in c0..c1 {
+                        cols[c as usize].pte = true;
+                    }
+                }
+            }
+            Event::PmdMapped { index, .. } => {
+                if let Some(x) = view.x_of(index.max(view.first)) {
+                    cols[x as usize].pmd = true;
+                }
+            }
+            Event::Evicted { index, order } => {
+                let end = index + (1u64 << order);
+                if end > view.first && index < view.end {
+                    let (c0, c1) = view.cols_of(index, end);
+                    for c in c0..c1 {
+                        let col = &mut cols[c as usize];
+                        col.by_order = [0; 14];
+                        col.resident = 0;
+                        col.pte = false;
+                        col.pmd = false;
+                    }
+                }
+            }
+            Event::Window { window, .. } => {
+                ra.start = window.start;
+                ra.size = window.size;
+                ra.async_size = window.async_size;
+            }
+            _ => {}
         }
     }
 }

@@ -1,4 +1,6 @@
-//! The timeline controls: play, step, speed and a scrubber.
+//! The timeline controls: play and speed, steps by access and by event,
+//! "next" of a chosen kind, jump to a step, and a scrubber that shows where
+//! the events are dense (and, in compare mode, where the runs part).
 
 use folioscope_core::Mark;
 use yew::prelude::*;
@@ -13,7 +15,7 @@ pub fn Controls() -> Html {
     let len = state.len();
     let act = |a: fn() -> Action| {
         let d = d.clone();
-        Callback::from(move |_| d.dispatch(a()))
+        Callback::from(move |_: MouseEvent| d.dispatch(a()))
     };
     let onscrub = {
         let d = d.clone();
@@ -33,31 +35,109 @@ pub fn Controls() -> Html {
             }
         })
     };
-    let mark_button = |mark: Mark, fwd: bool, label: &'static str, id: &'static str| {
+    let onmark = {
         let d = d.clone();
-        html! { <button data-testid={id} onclick={Callback::from(move |_| d.dispatch(Action::JumpMark(mark, fwd)))}>{ label }</button> }
+        Callback::from(move |e: Event| {
+            let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let m = Mark::ALL
+                .into_iter()
+                .find(|m| m.name() == s.value())
+                .unwrap_or(Mark::MajorFault);
+            d.dispatch(Action::SetMark(m));
+        })
     };
+    let onjump = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            match input.value().trim().parse::<u64>() {
+                Ok(v) => d.dispatch(Action::Seek(v)),
+                Err(_) => d.dispatch(Action::Reject(
+                    "step".into(),
+                    format!("'{}' is not a whole number of accesses", input.value()),
+                )),
+            }
+        })
+    };
+    let inside = state
+        .cursor
+        .as_ref()
+        .map(|c| format!(" · event {} of {}", c.applied, c.events.len()));
     html! {
-        <div class="controls">
-            <button data-testid="home" onclick={act(|| Action::Seek(0))} title="Home">{ "⏮" }</button>
-            <button data-testid="back" onclick={act(|| Action::StepBy(-1))} title="←">{ "◀" }</button>
-            <button data-testid="play" onclick={act(|| Action::TogglePlay)} title="space">
-                { if state.playing { "pause" } else { "play" } }
-            </button>
-            <button data-testid="fwd" onclick={act(|| Action::StepBy(1))} title="→">{ "▶" }</button>
-            <button data-testid="end" onclick={act(|| Action::Seek(u64::MAX))} title="End">{ "⏭" }</button>
-            { mark_button(Mark::MajorFault, true, "next major fault", "next-major") }
-            { mark_button(Mark::Readahead, true, "next readahead", "next-ra") }
-            { mark_button(Mark::LotsaMissCrossing, true, "next LOTSAMISS crossing", "next-crossing") }
-            <label class="speed">{ "speed " }
-                <select onchange={onspeed} data-testid="speed">
-                    { for [6u32, 10, 14, 18, 22].iter().map(|&v| html! {
-                        <option value={v.to_string()} selected={state.speed_log2 == v}>{ format!("{} /s", 1u64 << v) }</option>
-                    }) }
-                </select>
-            </label>
-            <input class="scrubber" type="range" min="0" max={len.to_string()} value={state.step.to_string()}
-                oninput={onscrub} data-testid="scrubber" aria-label="step" />
+        <div class="controls-wrap">
+            <div class="controls">
+                <button data-testid="home" onclick={act(|| Action::Seek(0))} title="first step (Home)">{ "|◀" }</button>
+                <button data-testid="ev-back" onclick={act(|| Action::StepEvent(false))} title="one event back (shift+←)">{ "◀ event" }</button>
+                <button data-testid="back" onclick={act(|| Action::StepBy(-1))} title="one access back (←)">{ "◀" }</button>
+                <button data-testid="play" class="play" onclick={act(|| Action::TogglePlay)} title="play / pause (space)">
+                    { if state.playing { "pause" } else { "play" } }
+                </button>
+                <button data-testid="fwd" onclick={act(|| Action::StepBy(1))} title="one access forward (→)">{ "▶" }</button>
+                <button data-testid="ev-fwd" onclick={act(|| Action::StepEvent(true))} title="one event forward (shift+→)">{ "event ▶" }</button>
+                <button data-testid="end" onclick={act(|| Action::Seek(u64::MAX))} title="last step (End)">{ "▶|" }</button>
+                <span class="group">
+                    <button data-testid="prev-mark" onclick={act(|| Action::JumpMark(false))} title="previous of this kind">{ "◀ prev" }</button>
+                    <select data-testid="mark" onchange={onmark} aria-label="event kind to jump to">
+                        { for Mark::ALL.iter().map(|m| html! { <option value={m.name()} selected={*m == state.mark}>{ m.name() }</option> }) }
+                    </select>
+                    <button data-testid="next-mark" onclick={act(|| Action::JumpMark(true))} title="next of this kind">{ "next ▶" }</button>
+                </span>
+                <label class="speed">{ "speed " }
+                    <select onchange={onspeed} data-testid="speed">
+                        { for [4u32, 8, 10, 12, 14, 16, 18, 20, 22].iter().map(|&v| html! {
+                            <option value={v.to_string()} selected={state.speed_log2 == v}>{ format!("{} accesses/s", 1u64 << v) }</option>
+                        }) }
+                    </select>
+                </label>
+                <label class="jump">{ "step " }
+                    <input type="text" data-testid="jump" size="9" value={state.step.to_string()} onchange={onjump} aria-label="jump to step" />
+                    <span class="muted">{ format!(" of {len}") }{ inside }</span>
+                </label>
+            </div>
+            <Scrubber onscrub={onscrub} />
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ScrubberProps {
+    onscrub: Callback<InputEvent>,
+}
+
+/// The range input over a strip of event density, with the marks of the
+/// chosen kind and the first difference of compare mode.
+#[component]
+fn Scrubber(props: &ScrubberProps) -> Html {
+    let state = use_context::<AppContext>().expect("app context");
+    let len = state.len().max(1);
+    let (density, _bucket) = state.run.timeline.density();
+    let max = density.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let n = density.len().max(1) as f64;
+    let bars = density.iter().enumerate().filter(|(_, &v)| v > 0).map(|(i, &v)| {
+        // A log scale, so a few events still show next to many.
+        let h = ((v as f64).ln_1p() / max.ln_1p() * 18.0).max(1.0);
+        html! { <rect x={format!("{:.2}", i as f64 / n * 1000.0)} y={format!("{:.2}", 20.0 - h)} width={format!("{:.2}", (1000.0 / n).max(0.6))} height={format!("{h:.2}")} class="density" /> }
+    });
+    let marks = state.run.timeline.marks(state.mark);
+    let stride = (marks.len() / 2000).max(1);
+    let ticks = marks.iter().step_by(stride).map(|&s| {
+        html! { <line x1={format!("{:.2}", s as f64 / len as f64 * 1000.0)} x2={format!("{:.2}", s as f64 / len as f64 * 1000.0)} y1="20" y2="26" class="mark-tick" /> }
+    });
+    let diff = state.compare.as_ref().and_then(|c| c.first_diff).map(|s| {
+        let x = s as f64 / len as f64 * 1000.0;
+        html! { <line x1={format!("{x:.2}")} x2={format!("{x:.2}")} y1="0" y2="26" class="diff-line" /> }
+    });
+    let cursor = state.step as f64 / len as f64 * 1000.0;
+    html! {
+        <div class="scrubber-wrap">
+            <svg class="density-svg" viewBox="0 0 1000 26" preserveAspectRatio="none" data-testid="density">
+                { for bars }
+                { for ticks }
+                { for diff }
+                <line x1={format!("{cursor:.2}")} x2={format!("{cursor:.2}")} y1="0" y2="26" class="cursor-line" />
+            </svg>
+            <input class="scrubber" type="range" min="0" max={state.len().to_string()} value={state.step.to_string()}
+                oninput={props.onscrub.clone()} data-testid="scrubber" aria-label="step" />
         </div>
     }
 }

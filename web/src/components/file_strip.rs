@@ -27,9 +27,22 @@ fn canvas_width(canvas: &HtmlCanvasElement) -> u32 {
         .unwrap_or(1000)
 }
 
+/// Which run a strip shows: the main kernel, or the compared one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    A,
+    B,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct StripProps {
+    pub side: Side,
+}
+
 #[component]
-pub fn FileStrip() -> Html {
+pub fn FileStrip(props: &StripProps) -> Html {
     let state = use_context::<AppContext>().expect("app context");
+    let side = props.side;
     let canvas_ref = use_node_ref();
     let buffers = use_mut_ref(Buffers::default);
     let drag = use_state(|| None::<(f64, f64)>);
@@ -65,7 +78,7 @@ pub fn FileStrip() -> Html {
         let buffers = buffers.clone();
         let w = *width;
         use_effect_with((state.generation, w), move |_| {
-            draw(&canvas_ref, &state, &buffers, w);
+            draw(&canvas_ref, &state, &buffers, w, side);
         });
     }
 
@@ -79,22 +92,36 @@ pub fn FileStrip() -> Html {
         }
     };
 
-    let onwheel = {
+    // The wheel zooms around the pointer. Yew's own wheel listener is
+    // passive, so this one is added by hand to be allowed to prevent the
+    // page from scrolling.
+    {
+        let canvas_ref = canvas_ref.clone();
         let state = state.clone();
         let view_of = view_of.clone();
-        Callback::from(move |e: WheelEvent| {
-            e.prevent_default();
-            let v = view_of();
-            let x = e.offset_x().max(0) as u32;
-            let at = v.page_at(x.min(v.width - 1));
-            let pages = v.pages();
-            let factor = if e.delta_y() < 0.0 { 0.5 } else { 2.0 };
-            let new_pages = ((pages as f64 * factor) as u64).max(8);
-            let left = ((at - v.first) as f64 / pages as f64 * new_pages as f64) as u64;
-            let first = at.saturating_sub(left);
-            state.dispatch(Action::Zoom(first, first + new_pages));
-        })
-    };
+        use_effect_with((state.generation, *width), move |_| {
+            let listener = canvas_ref.cast::<HtmlCanvasElement>().map(|canvas| {
+                let options = gloo::events::EventListenerOptions::enable_prevent_default();
+                gloo::events::EventListener::new_with_options(&canvas, "wheel", options, move |e| {
+                    let Some(e) = e.dyn_ref::<WheelEvent>() else {
+                        return;
+                    };
+                    e.prevent_default();
+                    let v = view_of();
+                    let x = e.offset_x().max(0) as u32;
+                    let at = v.page_at(x.min(v.width - 1));
+                    let pages = v.pages();
+                    let factor = if e.delta_y() < 0.0 { 0.5 } else { 2.0 };
+                    let new_pages = ((pages as f64 * factor) as u64).max(8);
+                    let left = ((at - v.first) as f64 / pages as f64 * new_pages as f64) as u64;
+                    let first = at.saturating_sub(left);
+                    state.dispatch(Action::Zoom(first, first + new_pages));
+                })
+            });
+            move || drop(listener)
+        });
+    }
+    let _ = &view_of;
     let onmousedown = {
         let drag = drag.clone();
         Callback::from(move |e: MouseEvent| {
@@ -135,23 +162,41 @@ pub fn FileStrip() -> Html {
         html! { <div class="selection" style={format!("left:{x0}px;width:{}px", x1 - x0)} /> }
     });
     let v = view_of();
+    let (label, id) = match side {
+        Side::A => (state.run.scenario.kernel.label(), "strip"),
+        Side::B => (
+            state
+                .compare
+                .as_ref()
+                .map(|c| c.run.scenario.kernel.label())
+                .unwrap_or_default(),
+            "strip-b",
+        ),
+    };
     html! {
         <div class="strip-wrap">
             <div class="strip-head">
-                <span data-testid="zoom">{ format!("pages {}..{} of {}", v.first, v.end.saturating_sub(1), state.scenario.file_size.div_ceil(state.scenario.page_size)) }</span>
+                <strong class="strip-kernel">{ label }</strong>
+                <span data-testid={format!("zoom-{id}")}>{ format!("pages {}..{} of {}", v.first, v.end.saturating_sub(1), state.pages()) }</span>
                 <span class="muted">{ " wheel: zoom · drag: select · double-click: whole file" }</span>
             </div>
             <div class="strip-canvas">
-                <canvas ref={canvas_ref} data-testid="strip" height={strip::HEIGHT.to_string()}
-                    {onwheel} {onmousedown} {onmousemove} {onmouseup} {ondblclick} />
+                <canvas ref={canvas_ref} data-testid={id} height={strip::HEIGHT.to_string()}
+                    {onmousedown} {onmousemove} {onmouseup} {ondblclick} />
                 { for selection }
             </div>
-            <Legend />
+            if side == Side::A { <Legend /> }
         </div>
     }
 }
 
-fn draw(canvas_ref: &NodeRef, state: &AppContext, buffers: &Rc<RefCell<Buffers>>, width: u32) {
+fn draw(
+    canvas_ref: &NodeRef,
+    state: &AppContext,
+    buffers: &Rc<RefCell<Buffers>>,
+    width: u32,
+    side: Side,
+) {
     let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else {
         return;
     };
@@ -174,7 +219,13 @@ fn draw(canvas_ref: &NodeRef, state: &AppContext, buffers: &Rc<RefCell<Buffers>>
         end: state.zoom.1,
         width: w,
     };
-    let run = state.run.clone();
+    let run = match side {
+        Side::A => state.run.clone(),
+        Side::B => match &state.compare {
+            Some(c) => c.run.clone(),
+            None => return,
+        },
+    };
     let sim = run.sim.borrow();
     let cursor = sim
         .config()
@@ -195,7 +246,12 @@ fn draw(canvas_ref: &NodeRef, state: &AppContext, buffers: &Rc<RefCell<Buffers>>
             }
         });
     let mut b = buffers.borrow_mut();
-    strip::render(sim.machine(), view, cursor_page, &mut b.rgba);
+    let overlay: &[folioscope_core::Event] = if side == Side::A {
+        state.applied_events()
+    } else {
+        &[]
+    };
+    strip::render(sim.machine(), view, cursor_page, overlay, &mut b.rgba);
     if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.rgba), w, strip::HEIGHT)
     {
         let _ = ctx.put_image_data(&img, 0.0, 0.0);

@@ -15,7 +15,7 @@ pub fn Help() -> Html {
     let keys = [
         ("space", "play / pause"),
         ("← →", "one access back / forward"),
-        ("shift + ← →", "previous / next major fault"),
+        ("shift + ← →", "one event back / forward"),
         ("Home / End", "first / last step"),
         ("?", "this help"),
         ("Esc", "dismiss a banner"),

@@ -1,9 +1,14 @@
 //! One component per file.
 
 pub mod banner;
+pub mod compare_bar;
 pub mod controls;
+pub mod event_log;
 pub mod file_strip;
 pub mod header;
 pub mod help;
+pub mod plots;
+pub mod presets;
 pub mod ra_panel;
 pub mod scenario_panel;
+pub mod xarray_view;

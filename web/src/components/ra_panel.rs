@@ -1,31 +1,99 @@
-//! `file_ra_state` and the running counters, with `mmap_miss` as a gauge
-//! against MMAP_LOTSAMISS.
+//! `file_ra_state` and the running counters of one run, with `mmap_miss`
+//! as a gauge against MMAP_LOTSAMISS and the cause of its last change.
+//! Inside an access, the events applied so far are added in.
 
+use folioscope_core::event::MissCause;
 use folioscope_core::fault::MMAP_LOTSAMISS;
+use folioscope_core::Event;
 use yew::prelude::*;
 
 use crate::app::AppContext;
+use crate::components::file_strip::Side;
+
+#[derive(Properties, PartialEq)]
+pub struct RaProps {
+    pub side: Side,
+}
+
+fn cause_text(c: MissCause) -> String {
+    match c {
+        MissCause::CacheMiss => "page-cache miss in do_sync_mmap_readahead".into(),
+        MissCause::CacheHit => "page-cache hit in do_async_mmap_readahead".into(),
+        MissCause::FaultAroundHits { pages } => {
+            format!("{pages} pages mapped by filemap_map_pages")
+        }
+        MissCause::PmdHit => "PMD mapping counted as a hit".into(),
+    }
+}
 
 #[component]
-pub fn RaPanel() -> Html {
+pub fn RaPanel(props: &RaProps) -> Html {
     let state = use_context::<AppContext>().expect("app context");
-    let run = state.run.clone();
+    let (run, overlay): (_, &[Event]) = match props.side {
+        Side::A => (state.run.clone(), state.applied_events()),
+        Side::B => match &state.compare {
+            Some(c) => (c.run.clone(), &[]),
+            None => return html! {},
+        },
+    };
+    let suffix = if props.side == Side::B { "-b" } else { "" };
     let sim = run.sim.borrow();
     let m = sim.machine();
-    let ra = m.ra;
-    let c = m.counters;
+    let mut ra = m.ra;
+    let mut c = m.counters;
+    let page = sim.config().page_size.bytes();
+    let mut last_cause = run
+        .recent
+        .borrow()
+        .lines
+        .iter()
+        .rev()
+        .find_map(|l| match l.event {
+            Event::MmapMiss {
+                old, new, cause, ..
+            } => Some((old, new, cause)),
+            _ => None,
+        });
+    for e in overlay {
+        match *e {
+            Event::Window { window, .. } => {
+                ra.start = window.start;
+                ra.size = window.size;
+                ra.async_size = window.async_size;
+                ra.order = window.order as u16;
+            }
+            Event::MmapMiss {
+                old, new, cause, ..
+            } => {
+                ra.mmap_miss = new;
+                last_cause = Some((old, new, cause));
+            }
+            Event::FaultAccounted { major, .. } => {
+                if major {
+                    c.major_faults += 1
+                } else {
+                    c.minor_faults += 1
+                }
+            }
+            Event::IoSubmitted { nr, .. } => {
+                c.bytes_read += nr as u64 * page;
+            }
+            _ => {}
+        }
+    }
     let stats = m.cache.xa.stats();
     // The gauge spans 0..=2×MMAP_LOTSAMISS, the line sits in the middle.
     let full = 2.0 * MMAP_LOTSAMISS as f64;
     let pct = (ra.mmap_miss as f64 / full * 100.0).min(100.0);
     let over = ra.mmap_miss > MMAP_LOTSAMISS;
-    let field = |name: &'static str, id: &'static str, v: String| {
-        html! { <div class="field"><span class="name">{ name }</span><span class="value" data-testid={id}>{ v }</span></div> }
+    let field = |name: &'static str, id: &str, v: String| {
+        html! { <div class="field"><span class="name">{ name }</span><span class="value" data-testid={format!("{id}{suffix}")}>{ v }</span></div> }
     };
+    let inside = !overlay.is_empty();
     html! {
         <div class="panels">
             <section class="panel">
-                <h2>{ "file_ra_state" }</h2>
+                <h2>{ "file_ra_state" }{ if inside { " (inside the access)" } else { "" } }</h2>
                 { field("start", "ra-start", ra.start.to_string()) }
                 { field("size", "ra-size", ra.size.to_string()) }
                 { field("async_size", "ra-async", ra.async_size.to_string()) }
@@ -36,9 +104,15 @@ pub fn RaPanel() -> Html {
                     <span class="name">{ "mmap_miss" }</span>
                     <div class="gauge-bar">
                         <div class={classes!("gauge-fill", over.then_some("over"))} style={format!("width:{pct:.1}%")} />
-                        <div class="gauge-line" />
+                        <div class="gauge-line" title="MMAP_LOTSAMISS" />
                     </div>
-                    <span class="value" data-testid="mmap-miss">{ ra.mmap_miss }</span>
+                    <span class="value" data-testid={format!("mmap-miss{suffix}")}>{ ra.mmap_miss }</span>
+                </div>
+                <div class="cause muted" data-testid={format!("miss-cause{suffix}")}>
+                    { match last_cause {
+                        Some((o, n, cause)) => format!("last change {o}\u{2192}{n}: {}", cause_text(cause)),
+                        None => "no recent change".into(),
+                    } }
                 </div>
             </section>
             <section class="panel">

@@ -116,10 +116,55 @@ pub fn ScenarioPanel() -> Html {
         .iter()
         .map(|p| (p.to_string(), p.to_string()))
         .collect();
+    let compare_kernels: Vec<(String, String)> =
+        std::iter::once(("".to_string(), "no".to_string()))
+            .chain(
+                folioscope_core::Variant::ALL
+                    .iter()
+                    .map(|v| (v.name().to_string(), v.name().to_string())),
+            )
+            .collect();
+    let compare_value = state
+        .compare
+        .as_ref()
+        .map(|c| c.run.scenario.kernel.variant.name().to_string())
+        .unwrap_or_default();
+    let oncompare = {
+        let d = state.dispatcher();
+        Callback::from(move |e: Event| {
+            let sel: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let k = parse::parse_kernel(&sel.value(), &[]).ok();
+            d.dispatch(Action::CompareWith(k));
+        })
+    };
+    let patches = folioscope_core::Patch::ALL.iter().map(|p| {
+        let p = *p;
+        let on = s.kernel.has(p);
+        let state = state.clone();
+        let onchange = Callback::from(move |_| {
+            let mut next = state.scenario.clone();
+            next.kernel.patches = if on { next.kernel.patches.without(p) } else { next.kernel.patches.with(p) };
+            state.dispatch(Action::Apply(next));
+        });
+        html! {
+            <label class="patch" title={format!("{} ({})", p.summary(), p.source())}>
+                <input type="checkbox" checked={on} {onchange} data-testid={format!("patch-{}", p.name())} />{ p.name() }
+            </label>
+        }
+    });
     html! {
         <aside class="scenario">
             <h2>{ "scenario" }</h2>
+            <crate::components::presets::Presets />
             { select(Field::Kernel, "p-kernel", s.kernel.variant.name().to_string(), kernels) }
+            if !folioscope_core::Patch::ALL.is_empty() {
+                <div class="patches"><span class="label">{ "patches" }</span>{ for patches }</div>
+            }
+            <label class="param"><span>{ "compare with" }</span>
+                <select data-testid="p-compare" onchange={oncompare}>
+                    { for compare_kernels.into_iter().map(|(v, l)| html! { <option value={v.clone()} selected={v == compare_value}>{ l }</option> }) }
+                </select>
+            </label>
             { text_input(Field::Pattern, "p-pattern", parse::format_pattern(&s.pattern)) }
             { select(Field::Madvise, "p-madvise", s.madvise.name().to_string(), madvise) }
             { text_input(Field::FileSize, "p-file-size", parse::format_size(s.file_size)) }

@@ -1,0 +1,428 @@
+//! `folioscope compare`: every row of a seed's tables run on the model for
+//! each kernel, next to the published figures, with the cost models that
+//! turn the model's counts into time.
+//!
+//! Seed 000's device model is per-I/O latency plus bytes over bandwidth.
+//! The bandwidth is an assumption, 4 GB/s, a round figure for an NVMe-backed
+//! virtio disk; the latency is fitted once, on the v7.4-rc2 MADV_SEQUENTIAL
+//! row, where the model makes one 4 KiB read per fault.
+//!
+//! Seed 003 publishes no disk figures, so its cost model says more plainly
+//! what it takes from the table: the cold phase is faults × F + bytes / B,
+//! with B = 13 GB/s (the rate at which the patched column moves 512 MB, the
+//! one figure taken from it) and F fitted on the baseline column; the random
+//! phase has no faults and no I/O in either kernel, and its time is iTLB
+//! reach, base + misses × W over a 2048-entry L2 TLB, fitted on both columns.
+//! The model's own findings there are the counts: faults, I/Os, translations.
+
+use folioscope_core::{Machine, NoEvents, Simulation, Summary};
+use serde::Serialize;
+
+use crate::seeds::{hole_trace, Column, Measure, Published, Row, Seed};
+
+/// What the model gives for one kernel of one row.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Figures {
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    pub bytes_read: u64,
+    pub read_ios: u64,
+    /// TLB entries the mappings need at the end.
+    pub translations: u64,
+    /// For the hole test: holes mapped with a PMD, and tries.
+    pub holes: Option<(u32, u32)>,
+    pub accesses: u64,
+}
+
+fn counts(m: &Machine) -> Figures {
+    Figures {
+        major_faults: m.counters.major_faults,
+        minor_faults: m.counters.minor_faults,
+        bytes_read: m.counters.bytes_read,
+        read_ios: m.counters.read_ios,
+        translations: m.translations(),
+        holes: None,
+        accesses: m.counters.accesses,
+    }
+}
+
+/// Runs one kernel of a row.
+pub fn measure(row: &Row, column: &Column) -> Result<Figures, String> {
+    let mut scenario = row.scenario.clone();
+    scenario.kernel = column.kernel.clone();
+    match row.measure {
+        Measure::Whole => {
+            let cfg = scenario.config().map_err(|e| e.to_string())?;
+            let mut sim = Simulation::new(cfg);
+            sim.run(&mut NoEvents);
+            Ok(counts(sim.machine()))
+        }
+        Measure::After(warmup) => {
+            let cfg = scenario.config().map_err(|e| e.to_string())?;
+            let mut sim = Simulation::new(cfg);
+            sim.run_to(warmup, &mut NoEvents);
+            let before = counts(sim.machine());
+            sim.run(&mut NoEvents);
+            let after = counts(sim.machine());
+            Ok(Figures {
+                major_faults: after.major_faults - before.major_faults,
+                minor_faults: after.minor_faults - before.minor_faults,
+                bytes_read: after.bytes_read - before.bytes_read,
+                read_ios: after.read_ios - before.read_ios,
+                translations: after.translations,
+                holes: None,
+                accesses: after.accesses - before.accesses,
+            })
+        }
+        Measure::Holes(tries) => {
+            let page = scenario.page_size;
+            let pmd_pages = page / 8;
+            let pmds = scenario.file_size / (pmd_pages * page);
+            let mut mapped = 0;
+            let mut total = Figures::default();
+            for k in 0..tries as u64 {
+                // Each try is a fresh run, with its hole somewhere else;
+                // never next to the start of the file, where a read opens
+                // the file's first readahead window, nor at its end.
+                let h = 2 + (k * 7) % (pmds - 4);
+                scenario.pattern = hole_trace(h, pmd_pages, page);
+                let cfg = scenario.config().map_err(|e| e.to_string())?;
+                let mut sim = Simulation::new(cfg);
+                sim.run(&mut NoEvents);
+                let m = sim.machine();
+                if m.mm.pmd_of(h * pmd_pages) == folioscope_core::mapping::Pmd::Huge {
+                    mapped += 1;
+                }
+                let c = counts(m);
+                total.major_faults += c.major_faults;
+                total.minor_faults += c.minor_faults;
+                total.bytes_read += c.bytes_read;
+                total.read_ios += c.read_ios;
+                total.accesses += c.accesses;
+            }
+            total.holes = Some((mapped, tries));
+            Ok(total)
+        }
+    }
+}
+
+/// Seed 000's device model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Device {
+    pub latency_us: f64,
+    pub bandwidth_gbs: f64,
+}
+
+impl Device {
+    pub const BANDWIDTH_GBS: f64 = 4.0;
+
+    /// Fits the latency so that `f` takes `seconds`.
+    pub fn fit(f: &Figures, seconds: f64) -> Device {
+        let transfer = f.bytes_read as f64 / (Self::BANDWIDTH_GBS * 1e9);
+        Device {
+            latency_us: (seconds - transfer) / f.read_ios.max(1) as f64 * 1e6,
+            bandwidth_gbs: Self::BANDWIDTH_GBS,
+        }
+    }
+
+    pub fn seconds(&self, f: &Figures) -> f64 {
+        f.read_ios as f64 * self.latency_us / 1e6 + f.bytes_read as f64 / (self.bandwidth_gbs * 1e9)
+    }
+}
+
+/// Seed 003's cost model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ExecCost {
+    pub fault_us: f64,
+    pub bandwidth_gbs: f64,
+    pub random_base_ms: f64,
+    pub random_miss_ms: f64,
+    pub tlb_entries: u64,
+}
+
+impl ExecCost {
+    pub const BANDWIDTH_GBS: f64 = 13.0;
+    pub const TLB_ENTRIES: u64 = 2048;
+
+    fn miss_fraction(translations: u64) -> f64 {
+        if translations == 0 {
+            return 0.0;
+        }
+        (1.0 - Self::TLB_ENTRIES as f64 / translations as f64).max(0.0)
+    }
+
+    /// Fits F on the baseline cold row and the random phase on its two
+    /// published columns.
+    pub fn fit(
+        cold_base: &Figures,
+        cold_ms: f64,
+        rnd_base: &Figures,
+        rnd_ms: f64,
+        rnd_patched: &Figures,
+        rnd_patched_ms: f64,
+    ) -> ExecCost {
+        let transfer_ms = cold_base.bytes_read as f64 / (Self::BANDWIDTH_GBS * 1e9) * 1e3;
+        let faults = (cold_base.major_faults + cold_base.minor_faults).max(1) as f64;
+        let (m0, m1) = (
+            Self::miss_fraction(rnd_base.translations),
+            Self::miss_fraction(rnd_patched.translations),
+        );
+        let w = if (m0 - m1).abs() > 1e-9 {
+            (rnd_ms - rnd_patched_ms) / (m0 - m1)
+        } else {
+            0.0
+        };
+        ExecCost {
+            fault_us: (cold_ms - transfer_ms) / faults * 1e3,
+            bandwidth_gbs: Self::BANDWIDTH_GBS,
+            random_base_ms: rnd_ms - w * m0,
+            random_miss_ms: w,
+            tlb_entries: Self::TLB_ENTRIES,
+        }
+    }
+
+    pub fn cold_ms(&self, f: &Figures) -> f64 {
+        (f.major_faults + f.minor_faults) as f64 * self.fault_us / 1e3
+            + f.bytes_read as f64 / (self.bandwidth_gbs * 1e9) * 1e3
+    }
+
+    pub fn random_ms(&self, f: &Figures) -> f64 {
+        self.random_base_ms + self.random_miss_ms * Self::miss_fraction(f.translations)
+    }
+}
+
+/// One kernel's line in a compare table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Line {
+    pub kernel: String,
+    pub model: Figures,
+    /// Time estimated by the row's cost model, in the unit of `published`.
+    pub estimate: Option<f64>,
+    pub published: String,
+    pub published_value: Option<f64>,
+    pub calibration: bool,
+}
+
+/// One row of a compare table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RowResult {
+    pub id: String,
+    pub title: String,
+    pub lines: Vec<Line>,
+}
+
+/// The whole comparison for a seed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    pub seed: String,
+    pub title: String,
+    pub notes: Vec<String>,
+    pub device: Option<Device>,
+    pub exec_cost: Option<ExecCost>,
+    pub rows: Vec<RowResult>,
+}
+
+fn published_text(p: &Published) -> (String, Option<f64>) {
+    match *p {
+        Published::Seconds(s) => (format!("{s:.2} s"), Some(s)),
+        Published::Ms(ms) => (format!("{ms:.1} ms"), Some(ms)),
+        Published::MbMajors(mb, m) => (format!("{mb:.0} MB, {m}"), Some(mb)),
+        Published::Holes(a, b) => (format!("{a}/{b}"), Some(a as f64)),
+        Published::Bandwidth(b) => (format!("{b:.0} MiB/s"), Some(b)),
+        Published::Same => ("same".into(), None),
+    }
+}
+
+/// Runs every row of `seed` and applies its cost model.
+pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
+    let rows: Vec<&Row> = rows.iter().filter(|r| r.seed == seed).collect();
+    let mut measured: Vec<Vec<Figures>> = Vec::new();
+    for r in &rows {
+        let mut v = Vec::new();
+        for c in &r.columns {
+            v.push(measure(r, c)?);
+        }
+        measured.push(v);
+    }
+    let mut device = None;
+    let mut exec_cost = None;
+    let mut notes = Vec::new();
+    match seed {
+        Seed::S000 => {
+            let (ri, ci) = rows
+                .iter()
+                .enumerate()
+                .find_map(|(i, r)| r.columns.iter().position(|c| c.calibration).map(|c| (i, c)))
+                .ok_or("seed 000 has no calibration row")?;
+            let Published::Seconds(s) = rows[ri].columns[ci].published else {
+                return Err("the calibration row publishes no time".into());
+            };
+            let d = Device::fit(&measured[ri][ci], s);
+            notes.push(format!(
+                "device model: {:.1} us per I/O + bytes at {:.1} GB/s (latency fitted on {}, {})",
+                d.latency_us,
+                d.bandwidth_gbs,
+                rows[ri].columns[ci].kernel.label(),
+                rows[ri].title
+            ));
+            device = Some(d);
+        }
+        Seed::S003 => {
+            let find = |id: &str| rows.iter().position(|r| r.id == id);
+            let (Some(c), Some(r)) = (find("seed003-cold"), find("seed003-random")) else {
+                return Err("seed 003 rows missing".into());
+            };
+            let ms = |ri: usize, ci: usize| match rows[ri].columns[ci].published {
+                Published::Ms(v) => v,
+                _ => 0.0,
+            };
+            let e = ExecCost::fit(
+                &measured[c][0],
+                ms(c, 0),
+                &measured[r][0],
+                ms(r, 0),
+                &measured[r][2],
+                ms(r, 2),
+            );
+            notes.push(format!(
+                "cold: {:.2} us per fault + bytes at {:.0} GB/s (F fitted on the baseline; B is the patched column's rate)",
+                e.fault_us, e.bandwidth_gbs
+            ));
+            notes.push(format!(
+                "random: {:.1} ms + {:.1} ms x iTLB miss share over {} entries (fitted on both columns)",
+                e.random_base_ms, e.random_miss_ms, e.tlb_entries
+            ));
+            exec_cost = Some(e);
+        }
+        Seed::S004 => {}
+    }
+    let mut out = Vec::new();
+    for (r, figs) in rows.iter().zip(&measured) {
+        let mut lines = Vec::new();
+        for (c, f) in r.columns.iter().zip(figs) {
+            let (published, published_value) = published_text(&c.published);
+            let estimate = match (seed, r.id) {
+                (Seed::S000, _) => device.map(|d| d.seconds(f)),
+                (Seed::S003, "seed003-cold") => exec_cost.map(|e| e.cold_ms(f)),
+                (Seed::S003, _) => exec_cost.map(|e| e.random_ms(f)),
+                _ => None,
+            };
+            let estimate = if matches!(
+                c.published,
+                Published::Seconds(_) | Published::Ms(_) | Published::Same
+            ) {
+                estimate
+            } else {
+                None
+            };
+            lines.push(Line {
+                kernel: c.kernel.label(),
+                model: f.clone(),
+                estimate,
+                published,
+                published_value,
+                calibration: c.calibration,
+            });
+        }
+        out.push(RowResult {
+            id: r.id.to_string(),
+            title: r.title.to_string(),
+            lines,
+        });
+    }
+    Ok(Comparison {
+        seed: seed.name().into(),
+        title: seed.title().into(),
+        notes,
+        device,
+        exec_cost,
+        rows: out,
+    })
+}
+
+impl Comparison {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a comparison always serialises")
+    }
+
+    /// A plain-text table, at most 78 columns wide.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for line in wrap(&format!("{}: {}", self.seed, self.title), 78) {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        for n in &self.notes {
+            for line in wrap(n, 76) {
+                s.push_str(&format!("  {line}\n"));
+            }
+        }
+        s.push('\n');
+        let time_unit = if self.exec_cost.is_some() {
+            "est ms"
+        } else {
+            "est s"
+        };
+        s.push_str(&format!(
+            "  {:<26}{:>8}{:>9}{:>8}{:>8}  {}\n",
+            "kernel", "majors", "MB read", "I/Os", time_unit, "published"
+        ));
+        for r in &self.rows {
+            s.push_str(&format!("{}\n", r.title));
+            for l in &r.lines {
+                let est = match (l.model.holes, l.estimate) {
+                    (Some((a, b)), _) => format!("{a}/{b}"),
+                    (None, Some(e)) => format!("{e:.2}"),
+                    (None, None) => "-".into(),
+                };
+                let mut k = l.kernel.clone();
+                if k.len() > 26 {
+                    k = format!("{}~", &k[..25]);
+                }
+                let published = if l.calibration {
+                    format!("{} (cal)", l.published)
+                } else {
+                    l.published.clone()
+                };
+                s.push_str(&format!(
+                    "  {:<26}{:>8}{:>9.1}{:>8}{:>8}  {}\n",
+                    k,
+                    l.model.major_faults,
+                    l.model.bytes_read as f64 / 1048576.0,
+                    l.model.read_ios,
+                    est,
+                    published
+                ));
+            }
+        }
+        s
+    }
+}
+
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for w in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + w.len() > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+/// The summary of a run, exposed for tests that pin figures.
+pub fn summary_of(row: &Row, column: &Column) -> Result<Summary, String> {
+    let mut scenario = row.scenario.clone();
+    scenario.kernel = column.kernel.clone();
+    let cfg = scenario.config().map_err(|e| e.to_string())?;
+    let mut sim = Simulation::new(cfg);
+    sim.run(&mut NoEvents);
+    Ok(Summary::of(sim.machine()))
+}

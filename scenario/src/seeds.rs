@@ -1,0 +1,326 @@
+//! The rows of the seeds' tables: each a scenario, the kernels it was
+//! measured on, and the figures the thread published. `folioscope compare`
+//! prints the model's figures next to these, and the web app offers every
+//! row as a preset.
+
+use folioscope_core::{Access, Kernel, Madvise, Pattern, Variant};
+
+use crate::scenario::Scenario;
+
+/// The three seed threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Seed {
+    /// 000: read ahead for mmap readers that move backwards.
+    S000,
+    /// 003: large folio readahead for exec memory.
+    S003,
+    /// 004: shmem read with folio batching.
+    S004,
+}
+
+impl Seed {
+    pub const ALL: [Seed; 3] = [Seed::S000, Seed::S003, Seed::S004];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Seed::S000 => "seed-000",
+            Seed::S003 => "seed-003",
+            Seed::S004 => "seed-004",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Seed::S000 => "[PATCH v2 0/3] mm/filemap: read ahead for mmap readers that move backwards",
+            Seed::S003 => "[PATCH v7 0/2] mm: improve large folio readahead for exec memory",
+            Seed::S004 => "[PATCH v2 0/5] mm/shmem: optimize read with reduced xarray lookups and folio batching",
+        }
+    }
+
+    pub fn file(self) -> &'static str {
+        match self {
+            Seed::S000 => "000_f39f93ff61fd38a9.txt",
+            Seed::S003 => "003_a4c409d76b7fdaa2.txt",
+            Seed::S004 => "004_025df3dcdb2ef7bd.txt",
+        }
+    }
+
+    pub fn by_name(name: &str) -> Option<Seed> {
+        Seed::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// A figure the thread published for one kernel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Published {
+    /// Wall time in seconds.
+    Seconds(f64),
+    /// Milliseconds.
+    Ms(f64),
+    /// Megabytes read and major faults.
+    MbMajors(f64, u64),
+    /// Holes mapped with a PMD, out of so many tries.
+    Holes(u32, u32),
+    /// Read bandwidth in MiB/s.
+    Bandwidth(f64),
+    /// "The same" as another column, with no figure.
+    Same,
+}
+
+/// One kernel of a row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    pub kernel: Kernel,
+    pub published: Published,
+    /// This column calibrates the row's cost model.
+    pub calibration: bool,
+}
+
+/// How a row is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// The whole scenario.
+    Whole,
+    /// Only the accesses after the first `warmup` (a benchmark phase).
+    After(u64),
+    /// Seed 000's hole test: so many fresh runs, each faulting on an
+    /// uncached PMD between two cached ones.
+    Holes(u32),
+}
+
+/// One row of a seed's table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub seed: Seed,
+    /// The preset's and the link's name.
+    pub id: &'static str,
+    pub title: &'static str,
+    pub scenario: Scenario,
+    pub measure: Measure,
+    pub columns: Vec<Column>,
+}
+
+fn col(v: Variant, published: Published) -> Column {
+    Column {
+        kernel: Kernel::from_variant(v),
+        published,
+        calibration: false,
+    }
+}
+
+fn base(pattern: Pattern, madvise: Madvise, size: u64) -> Scenario {
+    Scenario {
+        pattern,
+        madvise,
+        file_size: size,
+        ..Scenario::default()
+    }
+}
+
+const GIB: u64 = 1 << 30;
+
+/// The seed-000 hole test, one try: read the PMD-sized ranges below and
+/// above PMD `h` with `pread()` (a lone read is read as is, no readahead),
+/// then touch the middle of PMD `h` through the MADV_HUGEPAGE mapping.
+pub fn hole_trace(h: u64, pmd_pages: u64, page: u64) -> Pattern {
+    let pmd_bytes = pmd_pages * page;
+    Pattern::Trace(vec![
+        Access::Read {
+            offset: (h - 1) * pmd_bytes,
+            len: pmd_bytes,
+        },
+        Access::Read {
+            offset: (h + 1) * pmd_bytes,
+            len: pmd_bytes,
+        },
+        Access::Touch {
+            page: h * pmd_pages + pmd_pages / 2,
+        },
+    ])
+}
+
+/// The seed-003 benchmark's random phase: an untimed sweep over every page
+/// in order, then as many calls at random pages (SplitMix64, seed 3).
+pub fn exec_random_trace(pages: u64) -> Pattern {
+    let mut list: Vec<Access> = (0..pages).map(|p| Access::Touch { page: p }).collect();
+    list.extend((0..pages).map(|k| Access::Touch {
+        page: folioscope_core::pattern::random_page(3, k, pages),
+    }));
+    Pattern::Trace(list)
+}
+
+/// Every row of every seed table.
+pub fn rows() -> Vec<Row> {
+    use Published::*;
+    use Variant::*;
+    let mut rows = Vec::new();
+    let seq_cal = Column {
+        calibration: true,
+        ..col(V7_4Rc2, Seconds(52.42))
+    };
+    rows.push(Row {
+        seed: Seed::S000,
+        id: "seed000-rev-huge",
+        title: "backward walk of a 2 GiB file, MADV_HUGEPAGE",
+        scenario: base(Pattern::Rev, Madvise::Hugepage, 2 * GIB),
+        measure: Measure::Whole,
+        columns: vec![
+            col(V7_4Rc2, Seconds(42.23)),
+            col(V7_4Rc2DescRa, Seconds(0.58)),
+            col(V7_4Rc2Before0b9c, Seconds(0.53)),
+        ],
+    });
+    rows.push(Row {
+        seed: Seed::S000,
+        id: "seed000-rev-seq",
+        title: "backward walk of a 2 GiB file, MADV_SEQUENTIAL",
+        scenario: base(Pattern::Rev, Madvise::Sequential, 2 * GIB),
+        measure: Measure::Whole,
+        columns: vec![seq_cal, col(V7_4Rc2DescRa, Seconds(0.96))],
+    });
+    for (id, title, madvise) in [
+        (
+            "seed000-fwd-huge",
+            "forward walk of a 2 GiB file, MADV_HUGEPAGE",
+            Madvise::Hugepage,
+        ),
+        (
+            "seed000-fwd-seq",
+            "forward walk of a 2 GiB file, MADV_SEQUENTIAL",
+            Madvise::Sequential,
+        ),
+    ] {
+        rows.push(Row {
+            seed: Seed::S000,
+            id,
+            title,
+            scenario: base(Pattern::Fwd, madvise, 2 * GIB),
+            measure: Measure::Whole,
+            columns: vec![col(V7_4Rc2, Same), col(V7_4Rc2DescRa, Same)],
+        });
+    }
+    rows.push(Row {
+        seed: Seed::S000,
+        id: "seed000-hole",
+        title: "fault on an uncached 2 MiB hole between cached ranges, MADV_HUGEPAGE",
+        scenario: base(hole_trace(3, 512, 4096), Madvise::Hugepage, 2 * GIB),
+        measure: Measure::Holes(300),
+        columns: vec![
+            col(V7_4Rc2, Holes(300, 300)),
+            col(V7_4Rc2DescRa, Holes(300, 300)),
+        ],
+    });
+    for (id, title, pattern, madvise, limit, a, b) in [
+        (
+            "seed000-random1-normal",
+            "1% random over 16 GiB, MADV_NORMAL",
+            Pattern::Random {
+                milli_pct: 1000,
+                seed: 1,
+            },
+            Madvise::Normal,
+            None,
+            MbMajors(1002.0, 39617),
+            MbMajors(1013.0, 39617),
+        ),
+        (
+            "seed000-random1-huge",
+            "1% random over 16 GiB, MADV_HUGEPAGE",
+            Pattern::Random {
+                milli_pct: 1000,
+                seed: 1,
+            },
+            Madvise::Hugepage,
+            None,
+            MbMajors(1584.0, 38760),
+            MbMajors(1587.0, 38756),
+        ),
+        (
+            "seed000-stride64",
+            "1% stride 64 pages over 16 GiB",
+            Pattern::StridePct {
+                n: 64,
+                milli_pct: 1000,
+            },
+            Madvise::Normal,
+            None,
+            MbMajors(10503.0, 2),
+            MbMajors(10496.0, 2),
+        ),
+        (
+            "seed000-memcg",
+            "5% random in a 2 GiB memcg over 16 GiB, MADV_HUGEPAGE",
+            Pattern::Random {
+                milli_pct: 5000,
+                seed: 1,
+            },
+            Madvise::Hugepage,
+            Some(2 * GIB),
+            MbMajors(2205.0, 187416),
+            MbMajors(2225.0, 187402),
+        ),
+    ] {
+        let mut scenario = base(pattern, madvise, 16 * GIB);
+        scenario.memory_limit = limit;
+        rows.push(Row {
+            seed: Seed::S000,
+            id,
+            title,
+            scenario,
+            measure: Measure::Whole,
+            columns: vec![col(V7_4Rc2, a), col(V7_4Rc2DescRa, b)],
+        });
+    }
+    // Seed 003: arm64, 64 KiB pages, a 512 MB executable madvised huge.
+    let exec = |pattern: Pattern| Scenario {
+        pattern,
+        madvise: Madvise::Hugepage,
+        file_size: 512 << 20,
+        page_size: 65536,
+        read_ahead_kb: 128,
+        fault_around_bytes: 65536,
+        exec: true,
+        ..Scenario::default()
+    };
+    let pages = (512u64 << 20) / 65536;
+    rows.push(Row {
+        seed: Seed::S003,
+        id: "seed003-cold",
+        title: "cold fault: in-order calls over a 512 MB executable, 64K pages",
+        scenario: exec(Pattern::Fwd),
+        measure: Measure::Whole,
+        columns: vec![
+            Column {
+                calibration: true,
+                ..col(Mm20260528, Ms(83.4))
+            },
+            col(Mm20260528ExecV6, Ms(41.3)),
+            col(Mm20260528ExecV7, Ms(41.3)),
+        ],
+    });
+    rows.push(Row {
+        seed: Seed::S003,
+        id: "seed003-random",
+        title: "random: calls at random pages after an untimed sweep, 64K pages",
+        scenario: exec(exec_random_trace(pages)),
+        measure: Measure::After(pages),
+        columns: vec![
+            Column {
+                calibration: true,
+                ..col(Mm20260528, Ms(76.0))
+            },
+            col(Mm20260528ExecV6, Ms(58.3)),
+            // Its cost model is fitted on both ends; see `compare`.
+            Column {
+                calibration: true,
+                ..col(Mm20260528ExecV7, Ms(58.3))
+            },
+        ],
+    });
+    rows
+}
+
+/// The row with this id.
+pub fn row(id: &str) -> Option<Row> {
+    rows().into_iter().find(|r| r.id == id)
+}

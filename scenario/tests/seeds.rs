@@ -1,0 +1,139 @@
+//! The seeds' tables from the model: the "done when" conditions of the
+//! patch-series issue, and snapshots that pin every figure of every row.
+//! Set UPDATE_SNAPSHOTS=1 to rewrite the snapshots after a deliberate
+//! change, and read the diff.
+
+use std::path::PathBuf;
+
+use folioscope_scenario::compare::{compare, Comparison, Line};
+use folioscope_scenario::seeds::{rows, Seed};
+
+fn run(seed: Seed) -> Comparison {
+    compare(seed, &rows()).expect("the seed's rows run")
+}
+
+fn line<'a>(c: &'a Comparison, row: &str, kernel: &str) -> &'a Line {
+    c.rows
+        .iter()
+        .find(|r| r.id == row)
+        .unwrap_or_else(|| panic!("no row {row}"))
+        .lines
+        .iter()
+        .find(|l| l.kernel == kernel)
+        .unwrap_or_else(|| panic!("no kernel {kernel} in {row}"))
+}
+
+fn snapshot(name: &str, text: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, text).expect("write snapshot");
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        want == text,
+        "{name} changed; if that is intended, run with UPDATE_SNAPSHOTS=1 and read the diff.\n--- want\n{want}\n--- got\n{text}"
+    );
+}
+
+#[test]
+fn seed_000_as_the_issue_asks() {
+    let c = run(Seed::S000);
+    let rc2 = "v7.4-rc2";
+    let desc = "v7.4-rc2+desc-ra";
+    // The backward MADV_HUGEPAGE walk: at least 100x the major faults.
+    let a = line(&c, "seed000-rev-huge", rc2).model.major_faults;
+    let b = line(&c, "seed000-rev-huge", desc).model.major_faults;
+    assert!(a >= 100 * b, "{a} vs {b}");
+    // MADV_SEQUENTIAL on v7.4-rc2 reads page by page.
+    assert_eq!(line(&c, "seed000-rev-seq", rc2).model.major_faults, 524_288);
+    // The patched walks take at most 1,100 major faults.
+    for row in ["seed000-rev-huge", "seed000-rev-seq"] {
+        let m = line(&c, row, desc).model.major_faults;
+        assert!(m <= 1100, "{row}: {m}");
+    }
+    // Forward walks are the same on both kernels.
+    for row in ["seed000-fwd-huge", "seed000-fwd-seq"] {
+        assert_eq!(line(&c, row, rc2).model, line(&c, row, desc).model, "{row}");
+    }
+    // The hole between two cached ranges: PMD-mapped 300 out of 300 times.
+    for k in [rc2, desc] {
+        assert_eq!(line(&c, "seed000-hole", k).model.holes, Some((300, 300)));
+    }
+    // The 16 GiB rows: patched and unpatched within 2% of each other.
+    for row in [
+        "seed000-random1-normal",
+        "seed000-random1-huge",
+        "seed000-stride64",
+        "seed000-memcg",
+    ] {
+        let (x, y) = (&line(&c, row, rc2).model, &line(&c, row, desc).model);
+        let close = |p: u64, q: u64| (p as f64 - q as f64).abs() <= 0.02 * p.max(q).max(1) as f64;
+        assert!(
+            close(x.bytes_read, y.bytes_read),
+            "{row}: bytes {x:?} {y:?}"
+        );
+        assert!(
+            close(x.major_faults, y.major_faults),
+            "{row}: majors {x:?} {y:?}"
+        );
+    }
+    // Every estimated time within 25% of the published one, but the
+    // calibration row.
+    for r in &c.rows {
+        for l in &r.lines {
+            if let (Some(e), Some(p), false, true) = (
+                l.estimate,
+                l.published_value,
+                l.calibration,
+                l.published.ends_with(" s"),
+            ) {
+                assert!(
+                    (e - p).abs() <= 0.25 * p,
+                    "{} {}: estimated {e:.2} s, published {p:.2} s",
+                    r.id,
+                    l.kernel
+                );
+            }
+        }
+    }
+    snapshot("seed-000.txt", &c.to_text());
+}
+
+#[test]
+fn seed_003_cold_fault_improves_more_than_random() {
+    let c = run(Seed::S003);
+    let gain = |row: &str| {
+        let base = line(&c, row, "mm-2026-05-28").estimate.expect("estimate");
+        let v7 = line(&c, row, "mm-2026-05-28+exec-v7")
+            .estimate
+            .expect("estimate");
+        1.0 - v7 / base
+    };
+    assert!(gain("seed003-cold") > gain("seed003-random"));
+    // The counts behind it: far fewer faults and I/Os, and TLB reach.
+    let base = &line(&c, "seed003-cold", "mm-2026-05-28").model;
+    let v7 = &line(&c, "seed003-cold", "mm-2026-05-28+exec-v7").model;
+    assert!(v7.major_faults + v7.minor_faults < (base.major_faults + base.minor_faults) / 10);
+    assert!(v7.read_ios < base.read_ios / 10);
+    let rb = &line(&c, "seed003-random", "mm-2026-05-28").model;
+    let rv = &line(&c, "seed003-random", "mm-2026-05-28+exec-v7").model;
+    assert_eq!(
+        (rb.major_faults, rv.major_faults),
+        (0, 0),
+        "the random phase is warm"
+    );
+    assert!(rv.translations < rb.translations / 8);
+    snapshot("seed-003.txt", &c.to_text());
+}
+
+#[test]
+fn every_line_fits_a_mail_reply() {
+    for seed in [Seed::S000, Seed::S003] {
+        for l in run(seed).to_text().lines() {
+            assert!(l.chars().count() <= 78, "{l}");
+        }
+    }
+}
