@@ -2,6 +2,7 @@
 //! that the model cannot meet bad input: every field is in range, and the
 //! derived [`Geometry`] holds the kernel constants that follow from them.
 
+use crate::backing::{Backing, TmpfsFile};
 use crate::kernel::Kernel;
 use crate::pattern::Pattern;
 
@@ -132,6 +133,10 @@ pub struct Config {
     /// The mapping is executable (VM_EXEC), as for a program's text.
     pub exec: bool,
     pub pattern: Pattern,
+    /// The file system the file lives on.
+    pub backing: Backing,
+    /// A page marked hardware-poisoned (PG_hwpoison) before the reads.
+    pub hwpoison: Option<u64>,
     geometry: Geometry,
 }
 
@@ -186,6 +191,8 @@ impl Config {
             memory_limit: None,
             exec: false,
             pattern,
+            backing: Backing::Disk,
+            hwpoison: None,
         })
     }
 
@@ -232,6 +239,51 @@ impl Config {
         }
         let nr_pages = p.file_size.div_ceil(page);
         p.pattern.validate(p.file_size, page)?;
+        if let Some((a, b)) = p.kernel.patches.conflict() {
+            return Err(ConfigError::new(
+                "kernel",
+                format!("{} and {} rewrite the same hunk; apply one", a.name(), b.name()),
+            ));
+        }
+        if let Backing::Tmpfs { huge, file } = p.backing {
+            if !p.pattern.uses_read() {
+                return Err(ConfigError::new(
+                    "pattern",
+                    "a tmpfs file is read with read(); faults on shmem mappings are not modelled",
+                ));
+            }
+            if p.memory_limit.is_some() {
+                return Err(ConfigError::new(
+                    "memory_limit",
+                    "tmpfs pages are swap-backed; a memory cgroup limit on them is not modelled",
+                ));
+            }
+            if huge && !p.thp {
+                return Err(ConfigError::new(
+                    "tmpfs_huge",
+                    "huge=always needs CONFIG_TRANSPARENT_HUGEPAGE (thp on)",
+                ));
+            }
+            if let Some(pg) = p.hwpoison {
+                if file == TmpfsFile::Sparse {
+                    return Err(ConfigError::new(
+                        "hwpoison",
+                        "a sparse file has no page to poison",
+                    ));
+                }
+                if pg >= nr_pages {
+                    return Err(ConfigError::new(
+                        "hwpoison",
+                        format!("page {pg} is past the file's last page {}", nr_pages - 1),
+                    ));
+                }
+            }
+        } else if p.hwpoison.is_some() {
+            return Err(ConfigError::new(
+                "hwpoison",
+                "poisoned pages are modelled on tmpfs files only",
+            ));
+        }
 
         let arch = if page == 4096 {
             Arch::X86_64
@@ -278,6 +330,8 @@ impl Config {
             memory_limit: p.memory_limit,
             exec: p.exec,
             pattern: p.pattern,
+            backing: p.backing,
+            hwpoison: p.hwpoison,
             geometry,
         })
     }
@@ -299,6 +353,8 @@ impl Config {
             memory_limit: self.memory_limit,
             exec: self.exec,
             pattern: self.pattern.clone(),
+            backing: self.backing,
+            hwpoison: self.hwpoison,
         }
     }
 }
@@ -316,4 +372,6 @@ pub struct ConfigParts {
     pub memory_limit: Option<u64>,
     pub exec: bool,
     pub pattern: Pattern,
+    pub backing: Backing,
+    pub hwpoison: Option<u64>,
 }

@@ -35,6 +35,12 @@ pub enum KFunc {
     MmAccountFault,
     ShmemFileReadIter,
     ShmemGetFolio,
+    FilemapGetFoliosContig,
+    CopyFolioToIter,
+    CopyPageToIter,
+    CopyZeroToIter,
+    CopyPagesToIter,
+    IovIterZero,
     Madvise,
 }
 
@@ -69,6 +75,12 @@ impl KFunc {
             KFunc::MmAccountFault => "mm_account_fault",
             KFunc::ShmemFileReadIter => "shmem_file_read_iter",
             KFunc::ShmemGetFolio => "shmem_get_folio",
+            KFunc::FilemapGetFoliosContig => "filemap_get_folios_contig",
+            KFunc::CopyFolioToIter => "copy_folio_to_iter",
+            KFunc::CopyPageToIter => "copy_page_to_iter",
+            KFunc::CopyZeroToIter => "copy_zero_to_iter",
+            KFunc::CopyPagesToIter => "copy_pages_to_iter",
+            KFunc::IovIterZero => "iov_iter_zero",
             KFunc::Madvise => "madvise",
         }
     }
@@ -107,6 +119,35 @@ pub enum FaultOutcome {
     Locked,
     /// The mmap lock was dropped for I/O: VM_FAULT_RETRY.
     Retry,
+}
+
+/// Where the bytes a `read()` copied came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CopySource {
+    /// A folio's data.
+    Folio,
+    /// The shared zero page (or the huge zero folio), copied.
+    ZeroPage,
+    /// No source: `clear_user()` wrote the zeroes.
+    ClearUser,
+}
+
+/// Why a `read()` stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReadErrno {
+    /// A copy returned short: -EFAULT.
+    Efault,
+    /// A hardware-poisoned page: -EIO.
+    Eio,
+}
+
+impl ReadErrno {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadErrno::Efault => "EFAULT",
+            ReadErrno::Eio => "EIO",
+        }
+    }
 }
 
 /// The window `page_cache_ra_order` or `page_cache_ra_unbounded` was asked for.
@@ -159,10 +200,23 @@ pub enum Event {
     PmdMapped { func: KFunc, index: u64 },
     /// I/O submitted for `nr` pages from `first` (`read_pages` or `read_folio`).
     IoSubmitted { func: KFunc, first: u64, nr: u32 },
-    /// A `read()` call of `len` bytes at `offset`.
-    ReadCall { offset: u64, len: u64 },
-    /// Bytes copied out of the page cache by `filemap_read`.
-    Copied { offset: u64, len: u64 },
+    /// A `read()` call of `len` bytes at `offset`, served by `func`.
+    ReadCall { func: KFunc, offset: u64, len: u64 },
+    /// Bytes copied to the user at file offset `offset`.
+    Copied {
+        func: KFunc,
+        offset: u64,
+        len: u64,
+        source: CopySource,
+    },
+    /// A page-cache lookup for a read: `folios` found from `index` (0: a hole).
+    Lookup { func: KFunc, index: u64, folios: u32 },
+    /// A `read()` stopped with an error at `offset`.
+    ReadError {
+        func: KFunc,
+        offset: u64,
+        errno: ReadErrno,
+    },
     /// Reclaim evicted a folio and left a shadow entry.
     Evicted { index: u64, order: u8 },
     /// A refault of a recently evicted folio: it comes back as workingset.
@@ -185,8 +239,10 @@ impl Event {
             Event::PtesMapped { func, .. } => func,
             Event::PmdMapped { func, .. } => func,
             Event::IoSubmitted { func, .. } => func,
-            Event::ReadCall { .. } => KFunc::FilemapRead,
-            Event::Copied { .. } => KFunc::FilemapRead,
+            Event::ReadCall { func, .. } => func,
+            Event::Copied { func, .. } => func,
+            Event::Lookup { func, .. } => func,
+            Event::ReadError { func, .. } => func,
             Event::Evicted { .. } => KFunc::ShrinkFolioList,
             Event::Refault { .. } => KFunc::WorkingsetRefault,
         }
@@ -205,7 +261,10 @@ impl Event {
             Event::MmapMiss { .. } => EventKind::MmapMiss,
             Event::PtesMapped { .. } | Event::PmdMapped { .. } => EventKind::Map,
             Event::IoSubmitted { .. } => EventKind::Io,
-            Event::ReadCall { .. } | Event::Copied { .. } => EventKind::Read,
+            Event::ReadCall { .. }
+            | Event::Copied { .. }
+            | Event::Lookup { .. }
+            | Event::ReadError { .. } => EventKind::Read,
             Event::Evicted { .. } | Event::Refault { .. } => EventKind::Reclaim,
         }
     }

@@ -5,10 +5,16 @@
 //! A batch holds at most PAGEVEC_SIZE (31) folios and stops after a folio
 //! that is not uptodate or carries PG_readahead; reaching the marker starts
 //! async readahead, and a folio still under I/O is waited for and the batch
-//! fetched again.
+//! fetched again. Each batched folio holds a reference until its copy is
+//! done.
+//!
+//! Seed 004's patch 1 (and Willy's form of it, in 7.3.4) ends a batch as
+//! soon as a folio reaches `max`, without the `xas_next` that loaded the
+//! entry past it.
 
 use crate::event::{Event, EventSink, KFunc};
 use crate::folio::{Folio, FolioFlags};
+use crate::kernel::Patch;
 use crate::machine::{Gfp, Machine};
 use crate::readahead::Ractl;
 use crate::xarray::{Entry, XaState};
@@ -19,7 +25,11 @@ pub const PAGEVEC_SIZE: usize = 31;
 impl Machine {
     /// `filemap_read` of `len` bytes at `offset` (a `pread`).
     pub(crate) fn filemap_read<S: EventSink>(&mut self, offset: u64, len: u64, sink: &mut S) {
-        sink.emit(Event::ReadCall { offset, len });
+        sink.emit(Event::ReadCall {
+            func: KFunc::FilemapRead,
+            offset,
+            len,
+        });
         let isize = self.cache.i_size;
         let mut pos = offset;
         let mut count = len;
@@ -55,15 +65,12 @@ impl Machine {
                 }
                 let off = pos & (fsize - 1);
                 let bytes = (end_offset - pos).min(fsize - off);
-                self.counters.bytes_copied += bytes;
-                sink.emit(Event::Copied {
-                    offset: pos,
-                    len: bytes,
-                });
+                self.copy_folio_to_iter(pos, off, bytes, sink);
                 pos += bytes;
                 count -= bytes;
                 last_pos = pos as i64;
             }
+            self.counters.folio_put += batch.len() as u64;
             if count == 0 || pos >= isize {
                 break;
             }
@@ -104,6 +111,7 @@ impl Machine {
             }
             let last = self.cache.peek_folio(last.index).unwrap_or(last);
             if !last.test(FolioFlags::UPTODATE) {
+                self.counters.folio_put += 1;
                 if batch.len() > 1 {
                     // -EAGAIN: return what is ready; the next round waits.
                     batch.pop();
@@ -124,15 +132,23 @@ impl Machine {
     }
 
     /// `filemap_get_read_batch`: contiguous folios from `index` up to `max`.
-    fn filemap_get_read_batch(&self, index: u64, max: u64) -> Vec<Folio> {
+    fn filemap_get_read_batch(&mut self, index: u64, max: u64) -> Vec<Folio> {
+        let chi = self.kernel.has(Patch::ReadBatchEarlyExit);
+        let willy = self.kernel.has(Patch::ReadBatchWilly);
         let mut batch = Vec::new();
+        if (chi || willy) && index > max {
+            return batch;
+        }
+        let xa = &self.cache.xa;
         let mut xas = XaState::new(index);
-        let mut e = xas.load(&self.cache.xa);
+        let mut e = xas.load(xa);
         while let Entry::Pointer(p) = e {
+            // Patched, this test cannot fire (a WARN_ON in Chi's version).
             if xas.index > max {
                 break;
             }
             let folio = Folio::decode_at(xas.index, p);
+            self.counters.folio_get += 1;
             batch.push(folio);
             if batch.len() == PAGEVEC_SIZE {
                 break;
@@ -140,8 +156,15 @@ impl Machine {
             if !folio.test(FolioFlags::UPTODATE) || folio.test(FolioFlags::READAHEAD) {
                 break;
             }
-            xas.advance(&self.cache.xa, folio.next_index() - 1);
-            e = xas.next(&self.cache.xa);
+            let next = folio.next_index();
+            if chi && next > max {
+                break;
+            }
+            xas.advance(xa, next - 1);
+            if willy && xas.index >= max {
+                break;
+            }
+            e = xas.next(xa);
         }
         batch
     }

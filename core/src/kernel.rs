@@ -32,10 +32,28 @@ pub enum Patch {
     DescRaHugepage,
     /// Qiliang Yuan, seed 000, patch 3.
     DescRaSeqRead,
+    /// Chi Zhiling, fbatch v2 patch 1: `filemap_get_read_batch` stops at `max`.
+    ReadBatchEarlyExit,
+    /// Matthew Wilcox's shorter form of patch 1 (as in 7.3.4).
+    ReadBatchWilly,
+    /// fbatch v2 patch 2: `filemap_get_folios_contig` stops at `end`.
+    ContigEarlyExit,
+    /// Patch 2 in Matthew Wilcox's form (as in 7.3.4).
+    ContigWilly,
+    /// fbatch v2 patch 3: `copy_zero_to_iter`, large zero copies.
+    ShmemCopyZeroToIter,
+    /// Matthew Wilcox's shmem hunk: every hole goes to `iov_iter_zero`.
+    ShmemIovIterZero,
+    /// Matthew Wilcox's lib/iov_iter.c hunk: `iov_iter_zero` copies the zero page.
+    IovIterZeroPage,
+    /// fbatch v2 patch 4: hwpoison handled inside the copy.
+    ShmemHwpoisonInCopy,
+    /// fbatch v2 patch 5: folio batching in `shmem_file_read_iter`.
+    ShmemFolioBatch,
 }
 
 impl Patch {
-    pub const ALL: [Patch; 11] = [
+    pub const ALL: [Patch; 20] = [
         Patch::ThpRaMmapMiss,
         Patch::MmapHitFaultAddress,
         Patch::MmapHitNotTried,
@@ -47,6 +65,24 @@ impl Patch {
         Patch::DescRaHelpers,
         Patch::DescRaHugepage,
         Patch::DescRaSeqRead,
+        Patch::ReadBatchEarlyExit,
+        Patch::ReadBatchWilly,
+        Patch::ContigEarlyExit,
+        Patch::ContigWilly,
+        Patch::ShmemCopyZeroToIter,
+        Patch::ShmemIovIterZero,
+        Patch::IovIterZeroPage,
+        Patch::ShmemHwpoisonInCopy,
+        Patch::ShmemFolioBatch,
+    ];
+
+    /// Patches that rewrite the same hunk another way: at most one of each
+    /// pair can be applied.
+    pub const EXCLUSIVE: [(Patch, Patch); 4] = [
+        (Patch::ExecThpOrderV6, Patch::ExecThpOrderV7),
+        (Patch::ReadBatchEarlyExit, Patch::ReadBatchWilly),
+        (Patch::ContigEarlyExit, Patch::ContigWilly),
+        (Patch::ShmemCopyZeroToIter, Patch::ShmemIovIterZero),
     ];
 
     fn bit(self) -> u64 {
@@ -67,6 +103,15 @@ impl Patch {
             Patch::DescRaHelpers => "desc-ra-1-helpers",
             Patch::DescRaHugepage => "desc-ra-2-hugepage",
             Patch::DescRaSeqRead => "desc-ra-3-seq-read",
+            Patch::ReadBatchEarlyExit => "fbatch-1-read-batch",
+            Patch::ReadBatchWilly => "fbatch-1-willy",
+            Patch::ContigEarlyExit => "fbatch-2-contig",
+            Patch::ContigWilly => "fbatch-2-willy",
+            Patch::ShmemCopyZeroToIter => "fbatch-3-copy-zero",
+            Patch::ShmemIovIterZero => "fbatch-3-willy-shmem",
+            Patch::IovIterZeroPage => "fbatch-3-willy-iov-iter",
+            Patch::ShmemHwpoisonInCopy => "fbatch-4-hwpoison",
+            Patch::ShmemFolioBatch => "fbatch-5-folio-batch",
         }
     }
 
@@ -113,6 +158,42 @@ impl Patch {
                 "mm/filemap: extend VM_SEQ_READ readahead below descending faults \
                  (read the window that ends at the fault)"
             }
+            Patch::ReadBatchEarlyExit => {
+                "mm/filemap: reduce unnecessary xarray lookups when read cached pages \
+                 (filemap_get_read_batch breaks once a folio reaches max: no xas_advance, no xas_next past it)"
+            }
+            Patch::ReadBatchWilly => {
+                "patch 1 as Matthew Wilcox proposed it and 7.3.4 has it \
+                 (xas_advance, then break once xa_index reaches max: no xas_next past it)"
+            }
+            Patch::ContigEarlyExit => {
+                "mm/filemap: reduce xarray lookups in filemap_get_folios_contig() \
+                 (break once a folio reaches end: no xas_advance, no xas_next past it)"
+            }
+            Patch::ContigWilly => {
+                "patch 2 in Matthew Wilcox's form, as in 7.3.4 (xas_advance, then break at end)"
+            }
+            Patch::ShmemCopyZeroToIter => {
+                "mm/shmem: introduce copy_zero_to_iter() for large zeroing \
+                 (a hole of any length is copied from the largest zero folio)"
+            }
+            Patch::ShmemIovIterZero => {
+                "Matthew Wilcox's shmem hunk (Chi's v3 plan): holes always go to iov_iter_zero(), \
+                 which is clear_user() for read(2) unless the iov_iter hunk is applied too"
+            }
+            Patch::IovIterZeroPage => {
+                "Matthew Wilcox's lib/iov_iter.c hunk: iov_iter_zero() to user memory copies \
+                 the zero page in 4 KiB pieces instead of clear_user()"
+            }
+            Patch::ShmemHwpoisonInCopy => {
+                "mm/shmem: remove page-copy fallback in shmem read path \
+                 (a large folio with a poisoned page is looked up once and copied page by page)"
+            }
+            Patch::ShmemFolioBatch => {
+                "mm/shmem: optimize file read with folio batching \
+                 (filemap_get_folios_contig fills a batch of up to 31 folios, no folio lock; \
+                 holes fall back to shmem_get_folio)"
+            }
         }
     }
 
@@ -141,6 +222,19 @@ impl Patch {
             Patch::DescRaHelpers | Patch::DescRaHugepage | Patch::DescRaSeqRead => {
                 "seed 000_f39f93ff61fd38a9.txt, [PATCH v2 0/3] mm/filemap: read ahead for mmap readers that move backwards"
             }
+            Patch::ReadBatchEarlyExit
+            | Patch::ContigEarlyExit
+            | Patch::ShmemCopyZeroToIter
+            | Patch::ShmemHwpoisonInCopy
+            | Patch::ShmemFolioBatch => {
+                "seed 004_025df3dcdb2ef7bd.txt, [PATCH v2 0/5] mm/shmem: optimize read with reduced xarray lookups and folio batching"
+            }
+            Patch::ReadBatchWilly | Patch::ContigWilly => {
+                "seed 004, Matthew Wilcox's reply to patch 1/5 (\"make the same change in patch 2/5\"); in 7.3.4"
+            }
+            Patch::ShmemIovIterZero | Patch::IovIterZeroPage => {
+                "seed 004, Matthew Wilcox's reply to patch 3/5 (\"I think Hugh put this optimisation in the wrong place\")"
+            }
         }
     }
 }
@@ -166,6 +260,13 @@ impl PatchSet {
     }
     pub fn iter(&self) -> impl Iterator<Item = Patch> + '_ {
         Patch::ALL.into_iter().filter(|p| self.contains(*p))
+    }
+
+    /// The first pair of patches in the set that rewrite the same hunk.
+    pub fn conflict(&self) -> Option<(Patch, Patch)> {
+        Patch::EXCLUSIVE
+            .into_iter()
+            .find(|(a, b)| self.contains(*a) && self.contains(*b))
     }
 }
 
@@ -195,10 +296,14 @@ pub enum Variant {
     Mm20260528ExecV6,
     /// That base with the exec series, v7 (as merged).
     Mm20260528ExecV7,
+    /// v7.1-rc5, the base of seed 004's shmem series.
+    V7_1Rc5,
+    /// v7.1-rc5 with the five patches of the fbatch v2 series.
+    V7_1Rc5Fbatch,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 7] = [
+    pub const ALL: [Variant; 9] = [
         Variant::V6_18,
         Variant::V7_4Rc2,
         Variant::V7_4Rc2Before0b9c,
@@ -206,6 +311,8 @@ impl Variant {
         Variant::Mm20260528,
         Variant::Mm20260528ExecV6,
         Variant::Mm20260528ExecV7,
+        Variant::V7_1Rc5,
+        Variant::V7_1Rc5Fbatch,
     ];
 
     pub fn name(self) -> &'static str {
@@ -217,6 +324,8 @@ impl Variant {
             Variant::Mm20260528 => "mm-2026-05-28",
             Variant::Mm20260528ExecV6 => "mm-2026-05-28+exec-v6",
             Variant::Mm20260528ExecV7 => "mm-2026-05-28+exec-v7",
+            Variant::V7_1Rc5 => "v7.1-rc5",
+            Variant::V7_1Rc5Fbatch => "v7.1-rc5+fbatch",
         }
     }
 
@@ -235,6 +344,12 @@ impl Variant {
             }
             Variant::Mm20260528ExecV6 => "mm-unstable of 28 May 2026 + exec series v6",
             Variant::Mm20260528ExecV7 => "mm-unstable of 28 May 2026 + exec series v7",
+            Variant::V7_1Rc5 => {
+                "v7.1-rc5: shmem_file_read_iter as in 6.18.35 (seed 004's baseline)"
+            }
+            Variant::V7_1Rc5Fbatch => {
+                "v7.1-rc5 + [PATCH v2 0/5] mm/shmem: optimize read with reduced xarray lookups and folio batching"
+            }
         }
     }
 
@@ -247,9 +362,15 @@ impl Variant {
             Patch::MmapMissSeqSymmetric,
             Patch::RaNoMarkerAtEof,
         ]);
+        // Patches 1 and 2 of seed 004 reached 7.3.4 in Willy's form.
         let v7_4 = mm_0528
             .with(Patch::ExecBypassMmapMiss)
-            .with(Patch::ExecThpOrderV7);
+            .with(Patch::ExecThpOrderV7)
+            .with(Patch::ReadBatchWilly)
+            .with(Patch::ContigWilly);
+        // The EOF marker change is in 7.2.13; which release took it was
+        // not pinned down, and no seed-004 figure depends on it.
+        let v7_1 = PatchSet::of(&[Patch::ThpRaMmapMiss, Patch::RaNoMarkerAtEof]);
         match self {
             Variant::V6_18 => PatchSet::default(),
             Variant::V7_4Rc2 => v7_4,
@@ -267,6 +388,13 @@ impl Variant {
             Variant::Mm20260528ExecV7 => mm_0528
                 .with(Patch::ExecBypassMmapMiss)
                 .with(Patch::ExecThpOrderV7),
+            Variant::V7_1Rc5 => v7_1,
+            Variant::V7_1Rc5Fbatch => v7_1
+                .with(Patch::ReadBatchEarlyExit)
+                .with(Patch::ContigEarlyExit)
+                .with(Patch::ShmemCopyZeroToIter)
+                .with(Patch::ShmemHwpoisonInCopy)
+                .with(Patch::ShmemFolioBatch),
         }
     }
 

@@ -7,7 +7,10 @@
 //! - [`readahead`]: mm/readahead.c, `file_ra_state` and its windows;
 //! - [`fault`], [`fault_around`], [`memory`]: the mmap fault path of
 //!   mm/filemap.c and mm/memory.c;
-//! - [`filemap_read`]: buffered `read()`;
+//! - [`filemap_read`]: buffered `read()`; [`filemap_contig`]:
+//!   `filemap_get_folios_contig`;
+//! - [`shmem`]: mm/shmem.c's `shmem_file_read_iter` on a tmpfs file,
+//!   and [`iov_iter`], the copy-out it ends in;
 //! - [`lru`], [`reclaim`]: the memory cgroup limit and its shadows.
 //!
 //! A [`Simulation`] takes accesses from a [`Pattern`] one step at a time and
@@ -19,13 +22,16 @@
 //! integers and ordered containers, so the same inputs give the same state
 //! on x86-64 and wasm32.
 
+pub mod backing;
 pub mod config;
 pub mod counters;
 pub mod event;
 pub mod fault;
 pub mod fault_around;
+pub mod filemap_contig;
 pub mod filemap_read;
 pub mod folio;
+pub mod iov_iter;
 pub mod kernel;
 pub mod lru;
 pub mod machine;
@@ -35,13 +41,15 @@ pub mod page_cache;
 pub mod pattern;
 pub mod readahead;
 pub mod reclaim;
+pub mod shmem;
 pub mod sim;
 pub mod summary;
 pub mod timeline;
 pub mod xarray;
 
+pub use backing::{Backing, TmpfsFile};
 pub use config::{Config, ConfigError, ConfigParts, Madvise, PageSize};
-pub use event::{Event, EventKind, EventSink, KFunc, NoEvents};
+pub use event::{CopySource, Event, EventKind, EventSink, KFunc, NoEvents, ReadErrno};
 pub use kernel::{Kernel, Patch, Variant};
 pub use machine::Machine;
 pub use pattern::{Access, Pattern};

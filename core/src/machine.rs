@@ -6,6 +6,7 @@
 //!
 //! A `Machine` is plain data: cloning it is a checkpoint.
 
+use crate::backing::Backing;
 use crate::config::{Config, Geometry, Madvise};
 use crate::counters::Counters;
 use crate::event::{Event, EventSink, KFunc};
@@ -38,6 +39,10 @@ pub struct Machine {
     pub counters: Counters,
     /// FMODE_RANDOM on the open file (POSIX_FADV_RANDOM).
     pub fmode_random: bool,
+    /// The file system under the file.
+    pub backing: Backing,
+    /// The page marked PG_hwpoison, if any.
+    pub hwpoison: Option<u64>,
     /// Whether to take the model's fast paths, which must do exactly what
     /// the step-by-step code does; tests turn them off to compare.
     pub fast_paths: bool,
@@ -61,7 +66,7 @@ impl Machine {
         } else {
             geo.ra_pages
         };
-        Machine {
+        let mut m = Machine {
             kernel: cfg.kernel.clone(),
             geo,
             thp: cfg.thp,
@@ -76,10 +81,16 @@ impl Machine {
             mm: Mapping::new(vm_flags, geo.nr_pages, geo.ptrs_per_pte),
             counters: Counters::default(),
             fmode_random: read_advice && cfg.madvise == Madvise::Random,
+            backing: cfg.backing,
+            hwpoison: cfg.hwpoison,
             fast_paths: true,
             unsubmitted: Vec::new(),
             inflight: Vec::new(),
+        };
+        if let Backing::Tmpfs { huge, file } = cfg.backing {
+            m.populate_tmpfs_file(file, huge);
         }
+        m
     }
 
     /// Adds a folio to the page cache, charging the memory cgroup first.

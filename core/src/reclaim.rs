@@ -108,6 +108,7 @@ impl Machine {
 
     /// `folio_mark_accessed`, for `read()`.
     pub(crate) fn folio_mark_accessed(&mut self, index: u64) {
+        self.counters.mark_accessed += 1;
         let Some(mut lru) = self.cache.lru.take() else {
             return;
         };

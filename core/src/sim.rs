@@ -86,6 +86,9 @@ impl Simulation {
         };
         match access {
             Access::Touch { page } => self.machine.touch(page, sink),
+            Access::Read { offset, len } if self.machine.backing.is_tmpfs() => {
+                self.machine.shmem_file_read_iter(offset, len, sink)
+            }
             Access::Read { offset, len } => self.machine.filemap_read(offset, len, sink),
         }
         self.machine.counters.accesses += 1;

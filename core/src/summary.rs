@@ -2,6 +2,7 @@
 //! probe` measures on the real kernel: fault counts, bytes read, residency
 //! as runs of pages, and the folio layout as runs of equal-order folios.
 
+use crate::counters::Counters;
 use crate::folio::FolioFlags;
 use crate::machine::Machine;
 use crate::readahead::FileRaState;
@@ -41,6 +42,8 @@ pub struct Summary {
     pub evictions: u64,
     pub refaults: u64,
     pub accesses: u64,
+    /// Every running count, including the read path's operation counts.
+    pub counters: Counters,
 }
 
 impl Summary {
@@ -97,6 +100,7 @@ impl Summary {
             evictions: m.counters.evictions,
             refaults: m.cache.nr_refaults,
             accesses: m.counters.accesses,
+            counters: m.counters,
         }
     }
 }

@@ -106,6 +106,8 @@ pub struct XaStats {
     pub node_visits: u64,
     pub xas_load: u64,
     pub xas_next: u64,
+    /// `xas_advance`: a cursor move inside the node, no memory touched.
+    pub xas_advance: u64,
     pub xas_prev: u64,
     pub xas_find: u64,
     pub xas_store: u64,
@@ -117,6 +119,7 @@ impl XaStats {
             node_visits: self.node_visits - earlier.node_visits,
             xas_load: self.xas_load - earlier.xas_load,
             xas_next: self.xas_next - earlier.xas_next,
+            xas_advance: self.xas_advance - earlier.xas_advance,
             xas_prev: self.xas_prev - earlier.xas_prev,
             xas_find: self.xas_find - earlier.xas_find,
             xas_store: self.xas_store - earlier.xas_store,
@@ -161,6 +164,7 @@ struct StatCells {
     xas_prev: Cell<u64>,
     xas_find: Cell<u64>,
     xas_store: Cell<u64>,
+    xas_advance: Cell<u64>,
 }
 
 /// Which counter to bump.
@@ -172,6 +176,7 @@ pub enum Stat {
     Prev,
     Find,
     Store,
+    Advance,
 }
 
 /// What [`XArray::peek_present_run`] found.
@@ -215,6 +220,7 @@ impl XArray {
             node_visits: c.node_visits.get(),
             xas_load: c.xas_load.get(),
             xas_next: c.xas_next.get(),
+            xas_advance: c.xas_advance.get(),
             xas_prev: c.xas_prev.get(),
             xas_find: c.xas_find.get(),
             xas_store: c.xas_store.get(),
@@ -227,6 +233,7 @@ impl XArray {
         c.node_visits.set(s.node_visits);
         c.xas_load.set(s.xas_load);
         c.xas_next.set(s.xas_next);
+        c.xas_advance.set(s.xas_advance);
         c.xas_prev.set(s.xas_prev);
         c.xas_find.set(s.xas_find);
         c.xas_store.set(s.xas_store);
@@ -272,6 +279,7 @@ impl XArray {
             Stat::Prev => &self.stats.xas_prev,
             Stat::Find => &self.stats.xas_find,
             Stat::Store => &self.stats.xas_store,
+            Stat::Advance => &self.stats.xas_advance,
         };
         c.set(c.get() + 1);
     }

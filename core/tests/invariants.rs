@@ -8,8 +8,8 @@
 
 use folioscope_core::fault::MMAP_LOTSAMISS;
 use folioscope_core::{
-    Access, Config, ConfigParts, Kernel, Machine, Madvise, NoEvents, PageSize, Pattern, Simulation,
-    Summary, Timeline,
+    Access, Backing, Config, ConfigParts, Kernel, Machine, Madvise, NoEvents, PageSize, Pattern,
+    Simulation, Summary, Timeline, TmpfsFile,
 };
 use proptest::prelude::*;
 
@@ -35,6 +35,19 @@ fn pattern() -> impl Strategy<Value = Pattern> {
     ]
 }
 
+/// Mostly disk files; tmpfs files of each kind, some with a poisoned page.
+fn backing() -> impl Strategy<Value = (Backing, Option<u64>)> {
+    prop_oneof![
+        3 => Just((Backing::Disk, None)),
+        2 => (
+            any::<bool>(),
+            proptest::sample::select(TmpfsFile::ALL.to_vec()),
+            prop_oneof![Just(None), any::<u64>().prop_map(Some)],
+        )
+            .prop_map(|(huge, file, poison)| (Backing::Tmpfs { huge, file }, poison)),
+    ]
+}
+
 fn config() -> impl Strategy<Value = Config> {
     (
         pattern(),
@@ -52,10 +65,12 @@ fn config() -> impl Strategy<Value = Config> {
         prop_oneof![Just(None), (1u64..8).prop_map(|m| Some(m << 20))],
         any::<bool>(),
         proptest::sample::select(folioscope_core::Variant::ALL.to_vec()),
+        backing(),
     )
         .prop_filter_map(
             "valid configurations",
-            |(pattern, page, file_size, ra_kb, fa, madvise, thp, memory_limit, exec, variant)| {
+            |(pattern, page, file_size, ra_kb, fa, madvise, thp, memory_limit, exec, variant, (backing, poison))| {
+                let hwpoison = poison.map(|p| p % file_size.div_ceil(page));
                 Config::new(ConfigParts {
                     kernel: Kernel::from_variant(variant),
                     file_size,
@@ -67,6 +82,8 @@ fn config() -> impl Strategy<Value = Config> {
                     memory_limit,
                     exec,
                     pattern,
+                    backing,
+                    hwpoison,
                 })
                 .ok()
             },
@@ -79,6 +96,11 @@ fn broken(m: &Machine) -> Option<String> {
         return Some(e.to_string());
     }
     let nr_pages = m.geo.nr_pages;
+    // huge=always gives a tmpfs file whole PMDs, past i_size too.
+    let last_page = match m.backing {
+        Backing::Tmpfs { huge: true, .. } => nr_pages.next_multiple_of(1 << m.geo.pmd_order),
+        _ => nr_pages,
+    };
     let mut next_free = 0u64;
     let mut pages = 0u64;
     let mut bad = None;
@@ -93,7 +115,7 @@ fn broken(m: &Machine) -> Option<String> {
             ));
         } else if f.index < next_free {
             bad = Some(format!("folio {} overlaps the one before", f.index));
-        } else if f.next_index() > nr_pages {
+        } else if f.next_index() > last_page {
             bad = Some(format!(
                 "folio {} (order {}) reaches past EOF page {}",
                 f.index, f.order, nr_pages

@@ -222,6 +222,7 @@ impl XaState {
 
     /// `xas_advance`: moves to `index` inside the current node.
     pub fn advance(&mut self, xa: &XArray, index: u64) {
+        xa.bump(Stat::Advance);
         let shift = match self.node {
             XasNode::Node(id) => xa.node(id).shift,
             _ => 0,
