@@ -2,7 +2,7 @@
 //! [`Scenario`]. Bad values are rejected by clap with the option's name.
 
 use clap::Args;
-use folioscope_core::{Madvise, Pattern};
+use folioscope_core::{Backing, Madvise, Pattern, TmpfsFile};
 use folioscope_scenario::{parse, Scenario};
 
 #[derive(Args, Clone, Debug)]
@@ -52,6 +52,22 @@ pub struct ScenarioArgs {
     /// Map the file executable (VM_EXEC).
     #[arg(long)]
     pub exec: bool,
+
+    /// File system: disk (ext4 on the virtio disk) or tmpfs.
+    #[arg(long, default_value = "disk", value_parser = parse::parse_fs, action = clap::ArgAction::Set, value_name = "disk|tmpfs")]
+    pub fs: bool,
+
+    /// tmpfs huge= mount option: on (always) or off (never). Default off.
+    #[arg(long, value_parser = on_off, value_name = "on|off")]
+    pub tmpfs_huge: Option<bool>,
+
+    /// How the tmpfs file was made: written, fallocated or sparse. Default written.
+    #[arg(long, value_parser = parse::parse_tmpfs_file)]
+    pub tmpfs_file: Option<TmpfsFile>,
+
+    /// Mark this page hardware-poisoned before the reads (tmpfs only).
+    #[arg(long, value_name = "PAGE")]
+    pub hwpoison: Option<u64>,
 }
 
 fn size(s: &str) -> Result<u64, String> {
@@ -97,7 +113,23 @@ impl ScenarioArgs {
                 format!("--kernel: {e}")
             }
         })?;
+        let backing = if self.fs {
+            Backing::Tmpfs {
+                huge: self.tmpfs_huge.unwrap_or(false),
+                file: self.tmpfs_file.unwrap_or(TmpfsFile::Written),
+            }
+        } else {
+            if self.tmpfs_huge.is_some() {
+                return Err("--tmpfs-huge: only for --fs tmpfs".into());
+            }
+            if self.tmpfs_file.is_some() {
+                return Err("--tmpfs-file: only for --fs tmpfs".into());
+            }
+            Backing::Disk
+        };
         Ok(Scenario {
+            backing,
+            hwpoison: self.hwpoison,
             kernel,
             file_size: self.file_size,
             page_size: self.page_size,

@@ -7,22 +7,30 @@ use folioscope_core::{Patch, Variant};
 use crate::CliError;
 
 pub fn kernels() -> Result<ExitCode, CliError> {
+    let w = Variant::ALL
+        .iter()
+        .map(|v| v.name().len())
+        .chain(Patch::ALL.iter().map(|p| p.name().len()))
+        .max()
+        .unwrap_or(0);
     println!("Kernel variants (--kernel NAME):");
     for v in Variant::ALL {
         let patches: Vec<&str> = v.patches().iter().map(|p| p.name()).collect();
-        println!("  {:<22} {}", v.name(), v.summary());
+        println!("  {:<w$} {}", v.name(), v.summary());
         if !patches.is_empty() {
-            println!("  {:<22} patches: {}", "", patches.join(", "));
+            println!("  {:<w$} patches: {}", "", patches.join(", "));
         }
     }
     println!();
     println!("Patch toggles (--patch +NAME / --patch -NAME):");
-    if Patch::ALL.is_empty() {
-        println!("  (none yet)");
-    }
     for p in Patch::ALL {
-        println!("  {:<22} {}", p.name(), p.summary());
-        println!("  {:<22} from {}", "", p.source());
+        println!("  {:<w$} {}", p.name(), p.summary());
+        println!("  {:<w$} from {}", "", p.source());
+    }
+    println!();
+    println!("Alternatives for one hunk (apply at most one of each pair):");
+    for (a, b) in Patch::EXCLUSIVE {
+        println!("  {} / {}", a.name(), b.name());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -242,7 +242,11 @@ impl Config {
         if let Some((a, b)) = p.kernel.patches.conflict() {
             return Err(ConfigError::new(
                 "kernel",
-                format!("{} and {} rewrite the same hunk; apply one", a.name(), b.name()),
+                format!(
+                    "{} and {} rewrite the same hunk; apply one",
+                    a.name(),
+                    b.name()
+                ),
             ));
         }
         if let Backing::Tmpfs { huge, file } = p.backing {

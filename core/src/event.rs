@@ -210,7 +210,11 @@ pub enum Event {
         source: CopySource,
     },
     /// A page-cache lookup for a read: `folios` found from `index` (0: a hole).
-    Lookup { func: KFunc, index: u64, folios: u32 },
+    Lookup {
+        func: KFunc,
+        index: u64,
+        folios: u32,
+    },
     /// A `read()` stopped with an error at `offset`.
     ReadError {
         func: KFunc,

@@ -223,7 +223,8 @@ impl Machine {
                         self.folio_mark_accessed(f.index);
                     }
                     let in_folio = pos - (f.index << page_shift);
-                    let poisoned = f.test(FolioFlags::HWPOISON) || f.test(FolioFlags::HAS_HWPOISONED);
+                    let poisoned =
+                        f.test(FolioFlags::HWPOISON) || f.test(FolioFlags::HAS_HWPOISONED);
                     let ret = if poison_in_copy && poisoned {
                         let (done, hit) = self.copy_pages_to_iter(f.index, pos, in_folio, nr, sink);
                         if hit {

@@ -69,7 +69,19 @@ fn config() -> impl Strategy<Value = Config> {
     )
         .prop_filter_map(
             "valid configurations",
-            |(pattern, page, file_size, ra_kb, fa, madvise, thp, memory_limit, exec, variant, (backing, poison))| {
+            |(
+                pattern,
+                page,
+                file_size,
+                ra_kb,
+                fa,
+                madvise,
+                thp,
+                memory_limit,
+                exec,
+                variant,
+                (backing, poison),
+            )| {
                 let hwpoison = poison.map(|p| p % file_size.div_ceil(page));
                 Config::new(ConfigParts {
                     kernel: Kernel::from_variant(variant),

@@ -30,7 +30,13 @@ struct PerRead {
     errors: u64,
 }
 
-fn run_kernel(kernel: Kernel, file: TmpfsFile, huge: bool, bs: u64, poison: Option<u64>) -> (Counters, folioscope_core::xarray::XaStats) {
+fn run_kernel(
+    kernel: Kernel,
+    file: TmpfsFile,
+    huge: bool,
+    bs: u64,
+    poison: Option<u64>,
+) -> (Counters, folioscope_core::xarray::XaStats) {
     let cfg = Config::new(ConfigParts {
         kernel,
         file_size: SIZE,
@@ -56,7 +62,11 @@ fn per_read(kernel: Kernel, file: TmpfsFile, huge: bool, bs: u64) -> PerRead {
     let n = c.accesses;
     assert_eq!(n, SIZE / bs);
     let each = |v: u64| {
-        assert_eq!(v % n, 0, "a count that is not the same for every read: {v} over {n}");
+        assert_eq!(
+            v % n,
+            0,
+            "a count that is not the same for every read: {v} over {n}"
+        );
         v / n
     };
     PerRead {
@@ -250,7 +260,13 @@ fn willys_alternative_zeroes_through_iov_iter_zero() {
         .patches
         .without(Patch::ShmemCopyZeroToIter)
         .with(Patch::ShmemIovIterZero);
-    let (c, _) = run_kernel(shmem_only.clone(), TmpfsFile::Fallocated, true, 1 << 20, None);
+    let (c, _) = run_kernel(
+        shmem_only.clone(),
+        TmpfsFile::Fallocated,
+        true,
+        1 << 20,
+        None,
+    );
     assert_eq!(c.bytes_cleared, SIZE);
     assert_eq!(c.clear_calls, c.accesses);
     assert_eq!(c.bytes_zero_copied, 0);

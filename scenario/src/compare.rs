@@ -14,11 +14,17 @@
 //! phase has no faults and no I/O in either kernel, and its time is iTLB
 //! reach, base + misses × W over a 2048-entry L2 TLB, fitted on both columns.
 //! The model's own findings there are the counts: faults, I/Os, translations.
+//!
+//! Seed 004's cost model is in [`crate::shmem_cost`]: per-operation and
+//! per-page costs fitted on the v7.1-rc5 columns, applied to the model's
+//! counts for both kernels.
 
-use folioscope_core::{Machine, NoEvents, Simulation, Summary};
+use folioscope_core::{Machine, NoEvents, Pattern, Simulation, Summary};
 use serde::Serialize;
 
+use crate::report::ReadPathReport;
 use crate::seeds::{hole_trace, Column, Measure, Published, Row, Seed};
+use crate::shmem_cost::{FitRow, ShmemCost};
 
 /// What the model gives for one kernel of one row.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -32,6 +38,8 @@ pub struct Figures {
     /// For the hole test: holes mapped with a PMD, and tries.
     pub holes: Option<(u32, u32)>,
     pub accesses: u64,
+    /// The read path's operation counts, for tmpfs rows.
+    pub read_path: Option<ReadPathReport>,
 }
 
 fn counts(m: &Machine) -> Figures {
@@ -43,6 +51,10 @@ fn counts(m: &Machine) -> Figures {
         translations: m.translations(),
         holes: None,
         accesses: m.counters.accesses,
+        read_path: m
+            .backing
+            .is_tmpfs()
+            .then(|| ReadPathReport::from_counts(&m.counters, &m.cache.xa.stats())),
     }
 }
 
@@ -72,6 +84,7 @@ pub fn measure(row: &Row, column: &Column) -> Result<Figures, String> {
                 translations: after.translations,
                 holes: None,
                 accesses: after.accesses - before.accesses,
+                read_path: None,
             })
         }
         Measure::Holes(tries) => {
@@ -219,6 +232,7 @@ pub struct Comparison {
     pub notes: Vec<String>,
     pub device: Option<Device>,
     pub exec_cost: Option<ExecCost>,
+    pub shmem_cost: Option<ShmemCost>,
     pub rows: Vec<RowResult>,
 }
 
@@ -228,7 +242,7 @@ fn published_text(p: &Published) -> (String, Option<f64>) {
         Published::Ms(ms) => (format!("{ms:.1} ms"), Some(ms)),
         Published::MbMajors(mb, m) => (format!("{mb:.0} MB, {m}"), Some(mb)),
         Published::Holes(a, b) => (format!("{a}/{b}"), Some(a as f64)),
-        Published::Bandwidth(b) => (format!("{b:.0} MiB/s"), Some(b)),
+        Published::Bandwidth(b) => (format!("{b:.0}"), Some(b)),
         Published::Same => ("same".into(), None),
     }
 }
@@ -246,6 +260,7 @@ pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
     }
     let mut device = None;
     let mut exec_cost = None;
+    let mut shmem_cost = None;
     let mut notes = Vec::new();
     match seed {
         Seed::S000 => {
@@ -294,22 +309,54 @@ pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
             ));
             exec_cost = Some(e);
         }
-        Seed::S004 => {}
+        Seed::S004 => {
+            let mut fit = Vec::new();
+            for (r, figs) in rows.iter().zip(&measured) {
+                for (c, f) in r.columns.iter().zip(figs) {
+                    if let (true, Published::Bandwidth(mib_s), Some(counts)) =
+                        (c.calibration, c.published, f.read_path.as_ref())
+                    {
+                        fit.push(FitRow {
+                            counts,
+                            bs: block_size(r),
+                            mib_s,
+                        });
+                    }
+                }
+            }
+            let cost = ShmemCost::fit(&fit);
+            notes.push(cost.describe());
+            notes.push(
+                "Counts are per 4 KiB read: lookups (shmem_get_folio, \
+                 filemap_get_folios_contig), xas_load, node visits, xas_next, folio \
+                 refs (get+put) and locks (lock+unlock). The v2 cover letter's hole \
+                 rows run on a fallocated file: its holes \"were not successfully \
+                 created\"."
+                    .into(),
+            );
+            shmem_cost = Some(cost);
+        }
     }
     let mut out = Vec::new();
     for (r, figs) in rows.iter().zip(&measured) {
         let mut lines = Vec::new();
         for (c, f) in r.columns.iter().zip(figs) {
             let (published, published_value) = published_text(&c.published);
-            let estimate = match (seed, r.id) {
+            let estimate = match (seed, r.id.as_str()) {
                 (Seed::S000, _) => device.map(|d| d.seconds(f)),
                 (Seed::S003, "seed003-cold") => exec_cost.map(|e| e.cold_ms(f)),
                 (Seed::S003, _) => exec_cost.map(|e| e.random_ms(f)),
-                _ => None,
+                (Seed::S004, _) => match (shmem_cost, &f.read_path) {
+                    (Some(c), Some(counts)) => Some(c.mib_s(counts, block_size(r))),
+                    _ => None,
+                },
             };
             let estimate = if matches!(
                 c.published,
-                Published::Seconds(_) | Published::Ms(_) | Published::Same
+                Published::Seconds(_)
+                    | Published::Ms(_)
+                    | Published::Same
+                    | Published::Bandwidth(_)
             ) {
                 estimate
             } else {
@@ -325,8 +372,8 @@ pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
             });
         }
         out.push(RowResult {
-            id: r.id.to_string(),
-            title: r.title.to_string(),
+            id: r.id.clone(),
+            title: r.title.clone(),
             lines,
         });
     }
@@ -336,8 +383,17 @@ pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
         notes,
         device,
         exec_cost,
+        shmem_cost,
         rows: out,
     })
+}
+
+/// The `read()` size of a row's pattern.
+fn block_size(r: &Row) -> u64 {
+    match r.scenario.pattern {
+        Pattern::Read { bs } | Pattern::PreadRev { bs } => bs,
+        _ => 0,
+    }
 }
 
 impl Comparison {
@@ -347,6 +403,9 @@ impl Comparison {
 
     /// A plain-text table, at most 78 columns wide.
     pub fn to_text(&self) -> String {
+        if self.shmem_cost.is_some() {
+            return self.to_text_bandwidth();
+        }
         let mut s = String::new();
         for line in wrap(&format!("{}: {}", self.seed, self.title), 78) {
             s.push_str(&line);
@@ -395,6 +454,94 @@ impl Comparison {
                 ));
             }
         }
+        s
+    }
+}
+
+impl Comparison {
+    fn header(&self) -> String {
+        let mut s = String::new();
+        for line in wrap(&format!("{}: {}", self.seed, self.title), 78) {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        for n in &self.notes {
+            for line in wrap(n, 76) {
+                s.push_str(&format!("  {line}\n"));
+            }
+        }
+        s.push('\n');
+        s
+    }
+
+    /// Seed 004's table: bandwidth, its change, and the counts behind it.
+    fn to_text_bandwidth(&self) -> String {
+        let mut s = self.header();
+        s.push_str(&format!(
+            "  {:<16}{:>6}{:>7}{:>7}{:>7}{:>18}\n",
+            "", "model", "publ.", "model", "publ.", "per 4 KiB read:"
+        ));
+        s.push_str(&format!(
+            "  {:<16}{:>6}{:>7}{:>7}{:>7}{:>5}{:>5}{:>5}{:>5}{:>5}{:>5}\n",
+            "kernel",
+            "MiB/s",
+            "MiB/s",
+            "chg%",
+            "chg%",
+            "look",
+            "load",
+            "node",
+            "next",
+            "ref",
+            "lock"
+        ));
+        for r in &self.rows {
+            s.push_str(&format!("{}\n", r.title));
+            let base = r.lines.first();
+            for l in &r.lines {
+                let (Some(est), Some(rp)) = (l.estimate, l.model.read_path.as_ref()) else {
+                    continue;
+                };
+                let pages = ((rp.bytes_copied + rp.bytes_zero_copied + rp.bytes_cleared) / 4096)
+                    .max(1) as f64;
+                let per = |v: u64| format!("{:.2}", v as f64 / pages);
+                let change = |now: f64, then: Option<f64>| match then {
+                    Some(t) if !std::ptr::eq(l, base.expect("a line")) && t > 0.0 => {
+                        format!("{:+.1}", (now / t - 1.0) * 100.0)
+                    }
+                    _ => "".into(),
+                };
+                let model_chg = change(est, base.and_then(|b| b.estimate));
+                let pub_chg = match l.published_value {
+                    Some(p) => change(p, base.and_then(|b| b.published_value)),
+                    None => "".into(),
+                };
+                let mut k = l.kernel.clone();
+                if k.len() > 16 {
+                    k = format!("{}~", &k[..15]);
+                }
+                let published = if l.calibration {
+                    format!("{}*", l.published)
+                } else {
+                    l.published.clone()
+                };
+                s.push_str(&format!(
+                    "  {:<16}{:>6.0}{:>7}{:>7}{:>7}{:>5}{:>5}{:>5}{:>5}{:>5}{:>5}\n",
+                    k,
+                    est,
+                    published,
+                    model_chg,
+                    pub_chg,
+                    per(rp.shmem_get_folio + rp.get_folios_contig),
+                    per(rp.xas_load),
+                    per(rp.node_visits),
+                    per(rp.xas_next),
+                    per(rp.folio_get + rp.folio_put),
+                    per(rp.folio_lock + rp.folio_unlock),
+                ));
+            }
+        }
+        s.push_str("  * fitted: the cost model's constants come from these columns\n");
         s
     }
 }

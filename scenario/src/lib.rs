@@ -8,13 +8,16 @@
 //!   and `folioscope probe` print) and as a plain-text table;
 //! - [`text`]: one line per model event, naming the kernel function;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
-//!   the model's figures for them next to the published ones.
+//!   the model's figures for them next to the published ones, with seed
+//!   004's fitted [`shmem_cost`] model (and the [`nnls`] fit under it).
 
 pub mod compare;
+pub mod nnls;
 pub mod parse;
 pub mod report;
 pub mod scenario;
 pub mod seeds;
+pub mod shmem_cost;
 pub mod text;
 
 pub use report::Report;

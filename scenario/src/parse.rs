@@ -2,7 +2,7 @@
 //! patterns (`stride:64`, `random:1:42`), madvise modes, kernels and trace
 //! files. Every error names what was wrong in one line.
 
-use folioscope_core::{Access, Kernel, Madvise, Patch, Pattern, Variant};
+use folioscope_core::{Access, Backing, Kernel, Madvise, Patch, Pattern, TmpfsFile, Variant};
 
 /// Parses a byte size: a whole number with an optional binary suffix
 /// (`k`, `M`, `G`, `T`, optionally followed by `iB` or `B`).
@@ -54,6 +54,31 @@ pub fn parse_madvise(text: &str) -> Result<Madvise, String> {
         .into_iter()
         .find(|m| m.name() == text.trim())
         .ok_or_else(|| format!("'{text}' is not one of normal, hugepage, sequential, random"))
+}
+
+/// Parses how a tmpfs file was made: written, fallocated or sparse.
+pub fn parse_tmpfs_file(text: &str) -> Result<TmpfsFile, String> {
+    TmpfsFile::ALL
+        .into_iter()
+        .find(|f| f.name() == text.trim())
+        .ok_or_else(|| format!("'{text}' is not one of written, fallocated, sparse"))
+}
+
+/// Parses a file system name: `disk` or `tmpfs`.
+pub fn parse_fs(text: &str) -> Result<bool, String> {
+    match text.trim() {
+        "disk" => Ok(false),
+        "tmpfs" => Ok(true),
+        _ => Err(format!("'{text}' is not disk or tmpfs")),
+    }
+}
+
+/// The file system's name, as [`parse_fs`] reads it.
+pub fn fs_name(b: Backing) -> &'static str {
+    match b {
+        Backing::Disk => "disk",
+        Backing::Tmpfs { .. } => "tmpfs",
+    }
 }
 
 /// Parses a percentage like `1`, `0.5` or `12.345` into thousandths of a per cent.

@@ -15,9 +15,15 @@
 //! - `folios`: runs of adjacent equal-order folios as `[start_page, order, count]`;
 //! - `file_pmd_mapped_kb`: FilePmdMapped of smaps;
 //! - `mmap_miss`, `xa_node_visits`, `xa_loads`, `ra`: model state (absent
-//!   from a probe).
+//!   from a probe);
+//! - `tmpfs`: how a tmpfs file was made (absent for a disk file);
+//! - `read_path`: the `read()` path's operation counts, for read patterns:
+//!   loop turns, lookups, xarray calls, folio references and locks, and
+//!   bytes by where they came from.
 
-use folioscope_core::{Config, Summary};
+use folioscope_core::counters::Counters;
+use folioscope_core::xarray::XaStats;
+use folioscope_core::{Backing, Config, Summary};
 use serde::{Deserialize, Serialize};
 
 use crate::parse::format_pattern;
@@ -31,6 +37,71 @@ pub struct RaReport {
     pub ra_pages: u64,
     pub order: u16,
     pub prev_pos: i64,
+}
+
+/// A tmpfs file in a report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TmpfsReport {
+    pub huge: bool,
+    pub file: String,
+    #[serde(default)]
+    pub hwpoison: Option<u64>,
+}
+
+/// The operation counts of the `read()` path.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadPathReport {
+    pub read_calls: u64,
+    pub iterations: u64,
+    pub shmem_get_folio: u64,
+    pub get_folios_contig: u64,
+    pub xas_load: u64,
+    pub xas_next: u64,
+    pub xas_advance: u64,
+    pub node_visits: u64,
+    pub folio_get: u64,
+    pub folio_put: u64,
+    pub folio_lock: u64,
+    pub folio_unlock: u64,
+    pub mark_accessed: u64,
+    pub bytes_copied: u64,
+    pub copy_chunks: u64,
+    pub bytes_zero_copied: u64,
+    pub zero_chunks: u64,
+    pub bytes_cleared: u64,
+    pub clear_calls: u64,
+    pub read_errors: u64,
+}
+
+impl ReadPathReport {
+    pub fn of(s: &Summary) -> Self {
+        Self::from_counts(&s.counters, &s.xa)
+    }
+
+    pub fn from_counts(c: &Counters, xa: &XaStats) -> Self {
+        ReadPathReport {
+            read_calls: c.accesses,
+            iterations: c.read_iterations,
+            shmem_get_folio: c.shmem_get_folio,
+            get_folios_contig: c.get_folios_contig,
+            xas_load: xa.xas_load,
+            xas_next: xa.xas_next,
+            xas_advance: xa.xas_advance,
+            node_visits: xa.node_visits,
+            folio_get: c.folio_get,
+            folio_put: c.folio_put,
+            folio_lock: c.folio_lock,
+            folio_unlock: c.folio_unlock,
+            mark_accessed: c.mark_accessed,
+            bytes_copied: c.bytes_copied,
+            copy_chunks: c.copy_chunks,
+            bytes_zero_copied: c.bytes_zero_copied,
+            zero_chunks: c.zero_chunks,
+            bytes_cleared: c.bytes_cleared,
+            clear_calls: c.clear_calls,
+            read_errors: c.read_errors,
+        }
+    }
 }
 
 /// One run's figures.
@@ -67,6 +138,10 @@ pub struct Report {
     pub xa_loads: Option<u64>,
     #[serde(default)]
     pub ra: Option<RaReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tmpfs: Option<TmpfsReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_path: Option<ReadPathReport>,
 }
 
 /// How far the model's minor faults may be from the kernel's: 1%, rounded
@@ -115,6 +190,15 @@ impl Report {
                 order: summary.ra.order,
                 prev_pos: summary.ra.prev_pos,
             }),
+            tmpfs: match cfg.backing {
+                Backing::Disk => None,
+                Backing::Tmpfs { huge, file } => Some(TmpfsReport {
+                    huge,
+                    file: file.name().into(),
+                    hwpoison: cfg.hwpoison,
+                }),
+            },
+            read_path: cfg.pattern.uses_read().then(|| ReadPathReport::of(summary)),
         }
     }
 
@@ -159,6 +243,16 @@ impl Report {
             self.step,
             self.steps
         ));
+        if let Some(t) = &self.tmpfs {
+            s.push_str(&format!(
+                "tmpfs, huge={}, {} file{}\n\n",
+                if t.huge { "always" } else { "never" },
+                t.file,
+                t.hwpoison
+                    .map(|p| format!(", page {p} poisoned"))
+                    .unwrap_or_default()
+            ));
+        }
         let row = |s: &mut String, k: &str, v: String| s.push_str(&format!("  {k:<22}{v:>14}\n"));
         row(&mut s, "major faults", self.major_faults.to_string());
         row(&mut s, "minor faults", self.minor_faults.to_string());
@@ -191,6 +285,35 @@ impl Report {
                 "ra window",
                 format!("{}+{}/{}", ra.start, ra.size, ra.async_size),
             );
+        }
+        if let Some(r) = &self.read_path {
+            let calls = r.read_calls.max(1) as f64;
+            s.push_str(&format!("  read() path{:>24}{:>12}\n", "total", "per call"));
+            let mut op = |k: &str, v: u64| {
+                if v > 0 {
+                    s.push_str(&format!("    {k:<20}{v:>16}{:>12.2}\n", v as f64 / calls));
+                }
+            };
+            op("read() calls", r.read_calls);
+            op("loop turns", r.iterations);
+            op("shmem_get_folio", r.shmem_get_folio);
+            op("get_folios_contig", r.get_folios_contig);
+            op("xas_load", r.xas_load);
+            op("xas_next", r.xas_next);
+            op("xas_advance", r.xas_advance);
+            op("node visits", r.node_visits);
+            op("folio_try_get", r.folio_get);
+            op("folio_put", r.folio_put);
+            op("folio_lock", r.folio_lock);
+            op("folio_unlock", r.folio_unlock);
+            op("mark_accessed", r.mark_accessed);
+            op("bytes from folios", r.bytes_copied);
+            op("  in page pieces", r.copy_chunks);
+            op("bytes zero-page copy", r.bytes_zero_copied);
+            op("  in page pieces", r.zero_chunks);
+            op("bytes clear_user", r.bytes_cleared);
+            op("  clear_user calls", r.clear_calls);
+            op("read errors", r.read_errors);
         }
         let orders: Vec<String> = self
             .folios_by_order()

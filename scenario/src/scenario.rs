@@ -1,7 +1,7 @@
 //! A scenario as a user states it: typed parameters with the machine's
 //! defaults, turned into a validated core [`Config`].
 
-use folioscope_core::{Config, ConfigParts, Kernel, Madvise, PageSize, Pattern};
+use folioscope_core::{Backing, Config, ConfigParts, Kernel, Madvise, PageSize, Pattern};
 
 /// The parameters of a scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,6 +16,10 @@ pub struct Scenario {
     pub memory_limit: Option<u64>,
     pub exec: bool,
     pub pattern: Pattern,
+    /// The file system: a disk file, or a tmpfs file made before the reads.
+    pub backing: Backing,
+    /// A page marked hardware-poisoned (tmpfs only).
+    pub hwpoison: Option<u64>,
 }
 
 impl Default for Scenario {
@@ -33,6 +37,8 @@ impl Default for Scenario {
             memory_limit: None,
             exec: false,
             pattern: Pattern::Fwd,
+            backing: Backing::Disk,
+            hwpoison: None,
         }
     }
 }
@@ -68,6 +74,8 @@ impl Scenario {
             memory_limit: self.memory_limit,
             exec: self.exec,
             pattern: self.pattern.clone(),
+            backing: self.backing,
+            hwpoison: self.hwpoison,
         })
         .map_err(|e| FieldError {
             field: e.field,

@@ -3,7 +3,7 @@
 
 use folioscope_core::event::{FaultOutcome, MissCause, NoRaReason};
 use folioscope_core::fault::MMAP_LOTSAMISS;
-use folioscope_core::Event;
+use folioscope_core::{CopySource, Event};
 
 /// The event as one line.
 pub fn event_line(e: &Event) -> String {
@@ -94,8 +94,27 @@ pub fn event_line(e: &Event) -> String {
         Event::IoSubmitted { first, nr, .. } => {
             format!("{f}: read submitted, {nr} pages from {first}")
         }
-        Event::ReadCall { offset, len } => format!("{f}: read({len} bytes at {offset})"),
-        Event::Copied { offset, len } => format!("{f}: copied {len} bytes at {offset}"),
+        Event::ReadCall { offset, len, .. } => format!("{f}: read({len} bytes at {offset})"),
+        Event::Copied {
+            offset,
+            len,
+            source,
+            ..
+        } => match source {
+            CopySource::Folio => format!("{f}: copied {len} bytes at {offset} from the folio"),
+            CopySource::ZeroPage => {
+                format!("{f}: {len} bytes at {offset} copied from the zero page")
+            }
+            CopySource::ClearUser => format!("{f}: {len} bytes at {offset} cleared (clear_user)"),
+        },
+        Event::Lookup { index, folios, .. } => match folios {
+            0 => format!("{f}: no folio at index {index} (a hole)"),
+            1 => format!("{f}: index {index}: a folio"),
+            n => format!("{f}: index {index}: {n} folios in the batch"),
+        },
+        Event::ReadError { offset, errno, .. } => {
+            format!("{f}: read stops at {offset} with -{}", errno.name())
+        }
         Event::Evicted { index, order } => {
             format!("{f}: folio {index} (order {order}) evicted, shadow left")
         }

@@ -88,6 +88,11 @@ fn check_supported(cfg: &Config) -> Result<(), CliError> {
             "--thp: this kernel is built with CONFIG_TRANSPARENT_HUGEPAGE; the probe cannot turn it off".into(),
         ));
     }
+    if cfg.backing.is_tmpfs() {
+        return Err(CliError::Usage(
+            "--fs: the probe measures disk files; tmpfs reads are compared through `folioscope compare seed-004`".into(),
+        ));
+    }
     Ok(())
 }
 
@@ -373,6 +378,8 @@ fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
         xa_node_visits: None,
         xa_loads: None,
         ra: None,
+        tmpfs: None,
+        read_path: None,
     })
 }
 

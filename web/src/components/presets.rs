@@ -34,7 +34,7 @@ pub fn Presets() -> Html {
                 (Some(a), None) => format!(" ({})", a.kernel.label()),
                 _ => String::new(),
             };
-            html! { <option value={r.id} selected={current == r.id}>{ format!("{}{vs}", r.title) }</option> }
+            html! { <option value={r.id.clone()} selected={current == r.id}>{ format!("{}{vs}", r.title) }</option> }
         });
         html! { <optgroup label={format!("{}: {}", seed.name(), seed.title())}>{ for options }</optgroup> }
     });
