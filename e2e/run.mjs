@@ -76,6 +76,7 @@ const ctx = {
   cli: (args) => JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8' })),
   text: async (page, id) => (await page.textContent(`[data-testid="${id}"]`)).trim(),
   log: (...a) => console.log('   ', ...a),
+  outDir: OUT,
 };
 
 const files = fs.readdirSync(path.join(here, 'tests')).filter((f) => f.endsWith('.mjs')).sort();

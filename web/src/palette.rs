@@ -32,6 +32,8 @@ pub fn order_css(order: u8) -> String {
 pub const UNCACHED: [u8; 3] = [236, 236, 232];
 /// Folios under I/O.
 pub const LOCKED: [u8; 3] = [230, 159, 0];
+/// Folios in the cache but not uptodate and not under I/O (fallocated).
+pub const NOT_UPTODATE: [u8; 3] = [120, 120, 120];
 /// PG_readahead ticks.
 pub const READAHEAD: [u8; 3] = [213, 94, 0];
 /// PTE-mapped band.

@@ -25,6 +25,7 @@ struct Column {
     by_order: [u32; 14],
     resident: u32,
     locked: bool,
+    stale: bool,
     readahead: bool,
     pmd: bool,
     pte: bool,
@@ -44,25 +45,86 @@ impl View {
         self.end - self.first
     }
 
+    // Page counts stay under 2^24 (64 GiB of 4 KiB pages) and widths
+    // under 2^16, so products fit in u64; u128 division is slow in wasm.
+
     /// The first page under column `x`.
     pub fn page_at(&self, x: u32) -> u64 {
-        self.first + (self.pages() as u128 * x as u128 / self.width.max(1) as u128) as u64
+        self.first + self.pages() * x as u64 / self.width.max(1) as u64
     }
 
     /// The column of page `p`, if visible.
     pub fn x_of(&self, p: u64) -> Option<u32> {
         (p >= self.first && p < self.end)
-            .then(|| ((p - self.first) as u128 * self.width as u128 / self.pages() as u128) as u32)
+            .then(|| ((p - self.first) * self.width as u64 / self.pages()) as u32)
     }
 
     fn cols_of(&self, start: u64, end: u64) -> (u32, u32) {
         let s = start.max(self.first);
         let e = end.min(self.end);
-        let c0 = ((s - self.first) as u128 * self.width as u128 / self.pages() as u128) as u32;
-        let c1 =
-            ((e - self.first) as u128 * self.width as u128).div_ceil(self.pages() as u128) as u32;
+        let w = self.width as u64;
+        let c0 = ((s - self.first) * w / self.pages()) as u32;
+        let c1 = ((e - self.first) * w).div_ceil(self.pages()) as u32;
         (c0, c1.max(c0 + 1).min(self.width))
     }
+}
+
+/// The folios under each column: resident pages by order, and whether
+/// any folio there is locked, not uptodate, or marked PG_readahead.
+fn folio_columns(m: &Machine, view: View) -> Vec<Column> {
+    let w = view.width.max(1);
+    let mut cols = vec![Column::default(); w as usize];
+    // Column x shows pages [bounds[x], bounds[x + 1]), at least one page
+    // when zoomed in past a page per pixel. Entries arrive in index
+    // order, so one cursor walks the columns: no division per entry.
+    let bounds: Vec<u64> = (0..=w).map(|x| view.page_at(x)).collect();
+    let col_end = |x: usize| bounds[x + 1].max(bounds[x] + 1);
+    let last = w as usize - 1;
+    let (mut x0, mut x0_end) = (0usize, col_end(0));
+    m.cache
+        .xa
+        .for_each_entry_in(view.first, view.end - 1, |start, _order, e| {
+            let Entry::Pointer(p) = e else { return };
+            let f = Folio::decode(start, p);
+            let (s, e) = (f.index.max(view.first), f.next_index().min(view.end));
+            while x0 < last && x0_end <= s {
+                x0 += 1;
+                x0_end = col_end(x0);
+            }
+            let locked = f.test(FolioFlags::LOCKED);
+            let uptodate = f.test(FolioFlags::UPTODATE);
+            let add = |col: &mut Column, n: u64| {
+                if locked {
+                    col.locked = true;
+                } else if !uptodate {
+                    // Present, idle and never read or written: a
+                    // fallocated tmpfs folio.
+                    col.stale = true;
+                } else {
+                    col.by_order[(f.order as usize).min(13)] += n as u32;
+                    col.resident += n as u32;
+                }
+            };
+            if e <= x0_end && s >= bounds[x0] && bounds[x0 + 1] >= e {
+                // The common case when zoomed out: inside one column.
+                add(&mut cols[x0], e - s);
+            } else {
+                let mut x = x0;
+                while x < w as usize && bounds[x] < e {
+                    let n = e.min(col_end(x)).saturating_sub(s.max(bounds[x]));
+                    if n > 0 {
+                        add(&mut cols[x], n);
+                    }
+                    x += 1;
+                }
+            }
+            if f.test(FolioFlags::READAHEAD) {
+                if let Some(x) = view.x_of(f.index.max(view.first)) {
+                    cols[x as usize].readahead = true;
+                }
+            }
+        });
+    cols
 }
 
 /// Renders the strip into `buf` (resized to width × HEIGHT × 4): the
@@ -75,34 +137,7 @@ pub fn render(m: &Machine, view: View, cursor: Option<u64>, overlay: &[Event], b
     if view.pages() == 0 {
         return;
     }
-    let mut cols = vec![Column::default(); w as usize];
-    m.cache
-        .xa
-        .for_each_entry_in(view.first, view.end - 1, |start, _order, e| {
-            let Entry::Pointer(p) = e else { return };
-            let f = Folio::decode(start, p);
-            let (c0, c1) = view.cols_of(f.index, f.next_index());
-            let pages_here = |c: u32| -> u32 {
-                let p0 = view.page_at(c).max(f.index);
-                let p1 = view.page_at(c + 1).max(p0 + 1).min(f.next_index());
-                (p1.saturating_sub(p0)).max(1) as u32
-            };
-            for c in c0..c1 {
-                let col = &mut cols[c as usize];
-                if f.test(FolioFlags::LOCKED) || !f.test(FolioFlags::UPTODATE) {
-                    col.locked = true;
-                } else {
-                    let n = pages_here(c);
-                    col.by_order[(f.order as usize).min(13)] += n;
-                    col.resident += n;
-                }
-            }
-            if f.test(FolioFlags::READAHEAD) {
-                if let Some(x) = view.x_of(f.index.max(view.first)) {
-                    cols[x as usize].readahead = true;
-                }
-            }
-        });
+    let mut cols = folio_columns(m, view);
     // Mappings: a PMD covers whole ranges; PTEs are looked up page by page
     // only where the view is narrow enough for that to be cheap.
     for (c, col) in cols.iter_mut().enumerate() {
@@ -148,6 +183,8 @@ pub fn render(m: &Machine, view: View, cursor: Option<u64>, overlay: &[Event], b
             palette::order_rgb(order as u8)
         } else if col.locked {
             palette::LOCKED
+        } else if col.stale {
+            palette::NOT_UPTODATE
         } else {
             palette::UNCACHED
         };
@@ -245,5 +282,83 @@ fn apply_overlay(
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folioscope_core::{Config, NoEvents, Pattern, Simulation};
+
+    /// Page by page, what the folio columns should hold.
+    fn naive(m: &Machine, view: View) -> Vec<(u32, [u32; 14])> {
+        (0..view.width)
+            .map(|x| {
+                let p0 = view.page_at(x);
+                let p1 = view.page_at(x + 1).max(p0 + 1).min(view.end);
+                let mut by = [0u32; 14];
+                let mut n = 0;
+                for p in p0..p1 {
+                    if let Some(f) = m.cache.peek_folio(p) {
+                        if f.test(FolioFlags::UPTODATE) && !f.test(FolioFlags::LOCKED) {
+                            by[f.order as usize] += 1;
+                            n += 1;
+                        }
+                    }
+                }
+                (n, by)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn columns_count_what_a_page_by_page_walk_counts() {
+        let cfg = Config::defaults(Pattern::Stride(3), 64 << 20).unwrap();
+        let mut sim = Simulation::new(cfg);
+        sim.run_to(900, &mut NoEvents);
+        let m = sim.machine();
+        let pages = m.geo.nr_pages;
+        for view in [
+            View {
+                first: 0,
+                end: pages,
+                width: 1300,
+            },
+            View {
+                first: 0,
+                end: pages,
+                width: 7,
+            },
+            View {
+                first: 1000,
+                end: 1010,
+                width: 100,
+            },
+            View {
+                first: 511,
+                end: 2049,
+                width: 333,
+            },
+            View {
+                first: 5,
+                end: 6,
+                width: 10,
+            },
+        ] {
+            let got: Vec<(u32, [u32; 14])> = folio_columns(m, view)
+                .iter()
+                .map(|c| (c.resident, c.by_order))
+                .collect();
+            assert_eq!(got, naive(m, view), "{view:?}");
+        }
+        let full = View {
+            first: 0,
+            end: pages,
+            width: 1300,
+        };
+        assert!(
+            folio_columns(m, full).iter().any(|c| c.resident > 0),
+            "a cache to draw"
+        );
     }
 }

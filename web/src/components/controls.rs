@@ -110,19 +110,37 @@ struct ScrubberProps {
 fn Scrubber(props: &ScrubberProps) -> Html {
     let state = use_context::<AppContext>().expect("app context");
     let len = state.len().max(1);
-    let (density, _bucket) = state.run.timeline.density();
-    let max = density.iter().copied().max().unwrap_or(1).max(1) as f64;
-    let n = density.len().max(1) as f64;
-    let bars = density.iter().enumerate().filter(|(_, &v)| v > 0).map(|(i, &v)| {
-        // A log scale, so a few events still show next to many.
-        let h = ((v as f64).ln_1p() / max.ln_1p() * 18.0).max(1.0);
-        html! { <rect x={format!("{:.2}", i as f64 / n * 1000.0)} y={format!("{:.2}", 20.0 - h)} width={format!("{:.2}", (1000.0 / n).max(0.6))} height={format!("{h:.2}")} class="density" /> }
-    });
-    let marks = state.run.timeline.marks(state.mark);
-    let stride = (marks.len() / 2000).max(1);
-    let ticks = marks.iter().step_by(stride).map(|&s| {
-        html! { <line x1={format!("{:.2}", s as f64 / len as f64 * 1000.0)} x2={format!("{:.2}", s as f64 / len as f64 * 1000.0)} y1="20" y2="26" class="mark-tick" /> }
-    });
+    // Density bars and mark ticks change only with the run and the mark
+    // kind: each is one SVG path, built once.
+    let key = (std::rc::Rc::as_ptr(&state.run) as usize, state.mark);
+    let shapes = {
+        let run = state.run.clone();
+        let mark = state.mark;
+        use_memo(key, move |_| {
+            let (density, _bucket) = run.timeline.density();
+            let max = density.iter().copied().max().unwrap_or(1).max(1) as f64;
+            let n = density.len().max(1) as f64;
+            let w = (1000.0 / n).max(0.6);
+            let mut bars = String::new();
+            for (i, &v) in density.iter().enumerate().filter(|(_, &v)| v > 0) {
+                // A log scale, so a few events still show next to many.
+                let h = ((v as f64).ln_1p() / max.ln_1p() * 18.0).max(1.0);
+                bars.push_str(&format!(
+                    "M{:.2} 20h{w:.2}v{:.2}h{:.2}z",
+                    i as f64 / n * 1000.0,
+                    -h,
+                    -w
+                ));
+            }
+            let marks = run.timeline.marks(mark);
+            let stride = (marks.len() / 2000).max(1);
+            let mut ticks = String::new();
+            for &s in marks.iter().step_by(stride) {
+                ticks.push_str(&format!("M{:.2} 20V26", s as f64 / len as f64 * 1000.0));
+            }
+            (AttrValue::from(bars), AttrValue::from(ticks))
+        })
+    };
     let diff = state.compare.as_ref().and_then(|c| c.first_diff).map(|s| {
         let x = s as f64 / len as f64 * 1000.0;
         html! { <line x1={format!("{x:.2}")} x2={format!("{x:.2}")} y1="0" y2="26" class="diff-line" /> }
@@ -131,8 +149,8 @@ fn Scrubber(props: &ScrubberProps) -> Html {
     html! {
         <div class="scrubber-wrap">
             <svg class="density-svg" viewBox="0 0 1000 26" preserveAspectRatio="none" data-testid="density">
-                { for bars }
-                { for ticks }
+                <path d={shapes.0.clone()} class="density" />
+                <path d={shapes.1.clone()} class="mark-tick" />
                 { for diff }
                 <line x1={format!("{cursor:.2}")} x2={format!("{cursor:.2}")} y1="0" y2="26" class="cursor-line" />
             </svg>

@@ -10,7 +10,7 @@ use crate::app::AppContext;
 use crate::state::{Action, LogLine};
 
 /// Lines shown at most; the newest are kept.
-const SHOWN: usize = 300;
+const SHOWN: usize = 150;
 
 #[component]
 pub fn EventLog() -> Html {
@@ -29,20 +29,27 @@ pub fn EventLog() -> Html {
             });
         }
     }
-    let shown: Vec<(LogLine, String)> = lines
-        .into_iter()
-        .filter(|l| !state.hidden_kinds.contains(&l.event.kind()))
-        .map(|l| (l, event_line(&l.event)))
-        .filter(|(_, t)| text.is_empty() || t.to_lowercase().contains(&text))
-        .collect();
-    let skip = shown.len().saturating_sub(SHOWN);
+    // Newest first, so the latest change is always in sight; only the
+    // lines shown are formatted.
+    let mut shown: Vec<(LogLine, String)> = Vec::new();
+    for l in lines.into_iter().rev() {
+        if shown.len() == SHOWN {
+            break;
+        }
+        if state.hidden_kinds.contains(&l.event.kind()) {
+            continue;
+        }
+        let t = event_line(&l.event);
+        if text.is_empty() || t.to_lowercase().contains(&text) {
+            shown.push((l, t));
+        }
+    }
     let empty = shown.is_empty() && state.log_text.is_empty() && state.hidden_kinds.is_empty();
     let current = state
         .cursor
         .as_ref()
         .map(|c| (state.step + 1, c.applied - 1));
-    // Newest first, so the latest change is always in sight.
-    let rows = shown.into_iter().skip(skip).rev().map(|(l, t)| {
+    let rows = shown.into_iter().map(|(l, t)| {
         let d = d.clone();
         let onclick = Callback::from(move |_| d.dispatch(Action::JumpToEvent(l.access - 1, l.index)));
         let here = current == Some((l.access, l.index));

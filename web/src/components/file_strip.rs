@@ -280,6 +280,7 @@ fn Legend() -> Html {
             { for (0..=9u8).map(|o| swatch(palette::order_css(o), format!("order {o}"))) }
             { swatch(rgb(palette::UNCACHED), "not cached".into()) }
             { swatch(rgb(palette::LOCKED), "under I/O".into()) }
+            { swatch(rgb(palette::NOT_UPTODATE), "not uptodate (fallocated)".into()) }
             { swatch(rgb(palette::READAHEAD), "PG_readahead".into()) }
             { swatch(rgb(palette::PTE), "PTE-mapped".into()) }
             { swatch(rgb(palette::PMD), "PMD-mapped".into()) }

@@ -68,6 +68,25 @@ fn Plot(props: &PlotProps) -> Html {
         ymax = ymax.max(MMAP_LOTSAMISS as f64 * 1.25);
     }
     let ymax = ymax.max(1.0);
+    // The curves change only with the runs; the cursor moves every step.
+    let key = (
+        std::rc::Rc::as_ptr(&state.run) as usize,
+        state
+            .compare
+            .as_ref()
+            .map(|c| std::rc::Rc::as_ptr(&c.run) as usize),
+        props.which,
+    );
+    let curves = {
+        let run_a = state.run.clone();
+        let run_b = state.compare.as_ref().map(|c| c.run.clone());
+        use_memo(key, move |_| {
+            (
+                AttrValue::from(path(run_a.timeline.samples(), len, ymax, &value)),
+                run_b.map(|b| AttrValue::from(path(b.timeline.samples(), len, ymax, &value))),
+            )
+        })
+    };
     let x_of = |step: f64| LEFT + step / len * (W - LEFT - RIGHT);
     let y_of = |v: f64| H - BOTTOM - v / ymax * (H - BOTTOM - TOP);
     let cursor = x_of(state.step as f64);
@@ -90,8 +109,8 @@ fn Plot(props: &PlotProps) -> Html {
                 <text x={format!("{LEFT}")} y={format!("{}", H - 8.0)} class="axis-label">{ "0" }</text>
                 <text x={format!("{}", W - RIGHT)} y={format!("{}", H - 8.0)} class="axis-label" text-anchor="end">{ format!("{} accesses", fmt(len)) }</text>
                 { for lotsamiss }
-                <path d={path(a, len, ymax, &value)} class="series-a" />
-                if let Some(b) = b { <path d={path(b, len, ymax, &value)} class="series-b" /> }
+                <path d={curves.0.clone()} class="series-a" />
+                if let Some(b) = curves.1.clone() { <path d={b} class="series-b" /> }
                 <line x1={format!("{cursor:.1}")} x2={format!("{cursor:.1}")} y1={format!("{TOP}")} y2={format!("{}", H - BOTTOM)} class="cursor-line" />
             </svg>
             <figcaption>{ props.title.clone() }</figcaption>

@@ -90,6 +90,32 @@ pub fn RaPanel(props: &RaProps) -> Html {
         html! { <div class="field"><span class="name">{ name }</span><span class="value" data-testid={format!("{id}{suffix}")}>{ v }</span></div> }
     };
     let inside = !overlay.is_empty();
+    let reads = sim.config().pattern.uses_read();
+    let count = |name: &'static str, id: &str, v: u64| {
+        if v == 0 {
+            html! {}
+        } else {
+            field(name, id, v.to_string())
+        }
+    };
+    let read_path = reads.then(|| {
+        html! {
+            <section class="panel">
+                <h2>{ if m.backing.is_tmpfs() { "shmem_file_read_iter" } else { "filemap_read" } }</h2>
+                { field("loop turns", "rp-turns", c.read_iterations.to_string()) }
+                { count("shmem_get_folio", "rp-sgf", c.shmem_get_folio) }
+                { count("get_folios_contig", "rp-contig", c.get_folios_contig) }
+                { field("xas_load", "rp-load", stats.xas_load.to_string()) }
+                { field("xas_next", "rp-next", stats.xas_next.to_string()) }
+                { field("folio get / put", "rp-refs", format!("{} / {}", c.folio_get, c.folio_put)) }
+                { field("folio lock / unlock", "rp-locks", format!("{} / {}", c.folio_lock, c.folio_unlock)) }
+                { field("MB from folios", "rp-data", format!("{:.1}", c.bytes_copied as f64 / 1048576.0)) }
+                { field("MB zero-page copy", "rp-zero", format!("{:.1}", c.bytes_zero_copied as f64 / 1048576.0)) }
+                { field("MB clear_user", "rp-clear", format!("{:.1}", c.bytes_cleared as f64 / 1048576.0)) }
+                { count("read errors", "rp-errors", c.read_errors) }
+            </section>
+        }
+    });
     html! {
         <div class="panels">
             <section class="panel">
@@ -124,6 +150,7 @@ pub fn RaPanel(props: &RaProps) -> Html {
                 { field("read I/Os", "ios", c.read_ios.to_string()) }
                 { field("xarray node visits", "visits", stats.node_visits.to_string()) }
             </section>
+            { read_path.unwrap_or_default() }
         </div>
     }
 }

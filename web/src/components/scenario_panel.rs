@@ -1,6 +1,7 @@
 //! The scenario's parameters. Any change re-runs the model at once; a bad
 //! value shows a banner naming the field and keeps the last good state.
 
+use folioscope_core::{Backing, Pattern, TmpfsFile};
 use folioscope_scenario::{parse, Scenario};
 use yew::prelude::*;
 
@@ -19,6 +20,10 @@ enum Field {
     Thp,
     MemoryLimit,
     Kernel,
+    Fs,
+    TmpfsHuge,
+    TmpfsFile,
+    Hwpoison,
 }
 
 impl Field {
@@ -33,6 +38,10 @@ impl Field {
             Field::Thp => "THP",
             Field::MemoryLimit => "memory limit",
             Field::Kernel => "kernel",
+            Field::Fs => "file system",
+            Field::TmpfsHuge => "tmpfs huge=",
+            Field::TmpfsFile => "tmpfs file",
+            Field::Hwpoison => "hwpoison page",
         }
     }
 }
@@ -61,6 +70,41 @@ fn edit(s: &Scenario, field: Field, text: &str) -> Result<Scenario, String> {
             }
         }
         Field::Kernel => s.kernel = parse::parse_kernel(text, &[])?,
+        Field::Fs => {
+            s.backing = if parse::parse_fs(text)? {
+                // A tmpfs file is read with read(): keep a read pattern,
+                // or start with the seed's 1M reads.
+                if !s.pattern.uses_read() {
+                    s.pattern = Pattern::Read { bs: 1 << 20 };
+                }
+                Backing::Tmpfs {
+                    huge: false,
+                    file: TmpfsFile::Written,
+                }
+            } else {
+                s.hwpoison = None;
+                Backing::Disk
+            }
+        }
+        Field::TmpfsHuge | Field::TmpfsFile => {
+            if let Backing::Tmpfs { huge, file } = &mut s.backing {
+                match field {
+                    Field::TmpfsHuge => *huge = text == "always",
+                    _ => *file = parse::parse_tmpfs_file(text)?,
+                }
+            }
+        }
+        Field::Hwpoison => {
+            s.hwpoison = if text.trim().is_empty() || text.trim() == "none" {
+                None
+            } else {
+                Some(
+                    text.trim()
+                        .parse()
+                        .map_err(|_| format!("'{text}' is not a page number"))?,
+                )
+            }
+        }
     }
     Ok(s)
 }
@@ -173,6 +217,12 @@ pub fn ScenarioPanel() -> Html {
             { text_input(Field::FaultAround, "p-fault-around", parse::format_size(s.fault_around_bytes)) }
             { select(Field::Thp, "p-thp", if s.thp { "on".into() } else { "off".into() }, vec![("on".into(), "on".into()), ("off".into(), "off".into())]) }
             { text_input(Field::MemoryLimit, "p-memory-limit", s.memory_limit.map(parse::format_size).unwrap_or_else(|| "none".into())) }
+            { select(Field::Fs, "p-fs", parse::fs_name(s.backing).into(), vec![("disk".into(), "disk (ext4)".into()), ("tmpfs".into(), "tmpfs".into())]) }
+            if let Backing::Tmpfs { huge, file } = s.backing {
+                { select(Field::TmpfsHuge, "p-tmpfs-huge", if huge { "always".into() } else { "never".into() }, vec![("never".into(), "never".into()), ("always".into(), "always".into())]) }
+                { select(Field::TmpfsFile, "p-tmpfs-file", file.name().into(), TmpfsFile::ALL.iter().map(|f| (f.name().to_string(), f.name().to_string())).collect()) }
+                { text_input(Field::Hwpoison, "p-hwpoison", s.hwpoison.map(|p| p.to_string()).unwrap_or_else(|| "none".into())) }
+            }
         </aside>
     }
 }

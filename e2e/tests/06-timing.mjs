@@ -1,0 +1,116 @@
+// Jump-to-step and frame times in the browser, on the default preset
+// (524,288 accesses of a 2 GiB file, two kernels side by side). A jump's
+// cost is the main thread's work from the input to the painted frame
+// (script, style, layout, paint), taken from a Chromium trace. The
+// figures are recorded in target/e2e/timing.json, not asserted: speed
+// targets are checked in benchmarks, not in tests.
+import fs from 'node:fs';
+import path from 'node:path';
+
+async function traced(page, fn) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Tracing.start', { categories: 'toplevel,devtools.timeline', transferMode: 'ReturnAsStream' });
+  const result = await page.evaluate(fn);
+  const done = new Promise((res) => cdp.once('Tracing.tracingComplete', res));
+  await cdp.send('Tracing.end');
+  const { stream } = await done;
+  let data = '';
+  for (;;) {
+    const { data: d, eof } = await cdp.send('IO.read', { handle: stream });
+    data += d;
+    if (eof) break;
+  }
+  await cdp.send('IO.close', { handle: stream });
+  const parsed = JSON.parse(data);
+  return { result, events: parsed.traceEvents || parsed };
+}
+
+/// Main-thread work between consecutive console.timeStamp marks, in ms.
+function workBetweenMarks(events, mark) {
+  const main = events.find((e) => e.name === 'thread_name' && e.args && e.args.name === 'CrRendererMain');
+  const onMain = events.filter((e) => main && e.tid === main.tid && e.pid === main.pid);
+  const marks = onMain.filter((e) => e.name === 'TimeStamp' && e.args.data && e.args.data.message === mark).map((e) => e.ts);
+  const end = onMain.filter((e) => e.name === 'TimeStamp' && e.args.data && e.args.data.message === 'end').map((e) => e.ts);
+  const bounds = [...marks, ...end];
+  // Top-level tasks: complete events, or begin/end pairs.
+  const isTask = (e) => e.name === 'ThreadControllerImpl::RunTask' || e.name === 'RunTask';
+  const tasks = onMain.filter((e) => e.ph === 'X' && isTask(e));
+  const open = [];
+  for (const e of onMain.filter((e) => isTask(e) && (e.ph === 'B' || e.ph === 'E')).sort((a, b) => a.ts - b.ts)) {
+    if (e.ph === 'B') open.push(e.ts);
+    else if (open.length) { const ts = open.pop(); if (open.length === 0) tasks.push({ ts, dur: e.ts - ts }); }
+  }
+  const out = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    let us = 0;
+    for (const t of tasks) {
+      const s = Math.max(t.ts, bounds[i]);
+      const e = Math.min(t.ts + t.dur, bounds[i + 1]);
+      if (e > s) us += e - s;
+    }
+    out.push(us / 1000);
+  }
+  return out;
+}
+
+const q = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
+const r1 = (v) => Math.round(v * 10) / 10;
+
+export async function run({ newPage, expect, log, outDir }) {
+  const page = await newPage();
+  const jumps = await traced(page, async () => {
+    const r = document.querySelector('[data-testid="scrubber"]');
+    const len = Number(r.max);
+    const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+    await frame();
+    for (let k = 0; k < 40; k++) {
+      console.timeStamp('jump');
+      r.value = String(Math.floor(((k * 7919) % 40) / 40 * len));
+      r.dispatchEvent(new Event('input', { bubbles: true }));
+      await frame();
+    }
+    console.timeStamp('end');
+    return len;
+  });
+  const perJump = workBetweenMarks(jumps.events, 'jump');
+  expect(perJump.length === 40, `timed ${perJump.length} jumps`);
+
+  // Play for two seconds: frame intervals, and the work in each frame.
+  const play = await traced(page, async () => {
+    const r = document.querySelector('[data-testid="scrubber"]');
+    r.value = '0';
+    r.dispatchEvent(new Event('input', { bubbles: true }));
+    document.body.dispatchEvent(new KeyboardEvent('keydown', { key: ' ', bubbles: true }));
+    const intervals = [];
+    let last = performance.now();
+    const t0 = last;
+    await new Promise((res) => {
+      const tick = (t) => {
+        console.timeStamp('frame');
+        intervals.push(t - last);
+        last = t;
+        if (t - t0 < 2000) requestAnimationFrame(tick); else res();
+      };
+      requestAnimationFrame(tick);
+    });
+    console.timeStamp('end');
+    document.body.dispatchEvent(new KeyboardEvent('keydown', { key: ' ', bubbles: true }));
+    intervals.shift();
+    return { intervals, step: document.querySelector('[data-testid="step"]').textContent };
+  });
+  const perFrame = workBetweenMarks(play.events, 'frame');
+  const figures = {
+    accesses: jumps.result,
+    jump_work_ms: { median: r1(q(perJump, 0.5)), p95: r1(q(perJump, 0.95)), max: r1(Math.max(...perJump)) },
+    jumps_over_16ms: perJump.filter((v) => v > 16).length,
+    play_fps: r1(play.result.intervals.length / 2),
+    play_frame_interval_ms: { median: r1(q(play.result.intervals, 0.5)), p95: r1(q(play.result.intervals, 0.95)) },
+    play_frame_work_ms: { median: r1(q(perFrame, 0.5)), p95: r1(q(perFrame, 0.95)), max: r1(Math.max(...perFrame)) },
+    play_reached: play.result.step.trim(),
+  };
+  expect(play.result.intervals.length > 0, 'frames were drawn while playing');
+  log(JSON.stringify(figures));
+  log('per jump ms: ' + perJump.map((v) => v.toFixed(1)).join(' '));
+  fs.writeFileSync(path.join(outDir, 'timing.json'), JSON.stringify(figures, null, 1));
+  await page.context().close();
+}
