@@ -148,12 +148,16 @@ fn Scrubber(props: &ScrubberProps) -> Html {
     let cursor = state.step as f64 / len as f64 * 1000.0;
     html! {
         <div class="scrubber-wrap">
-            <svg class="density-svg" viewBox="0 0 1000 26" preserveAspectRatio="none" data-testid="density">
-                <path d={shapes.0.clone()} class="density" />
-                <path d={shapes.1.clone()} class="mark-tick" />
-                { for diff }
-                <line x1={format!("{cursor:.2}")} x2={format!("{cursor:.2}")} y1="0" y2="26" class="cursor-line" />
-            </svg>
+            <div class="density-box">
+                <svg class="density-svg" viewBox="0 0 1000 26" preserveAspectRatio="none" data-testid="density">
+                    <path d={shapes.0.clone()} class="density" />
+                    <path d={shapes.1.clone()} class="mark-tick" />
+                </svg>
+                <svg class="density-cursor" viewBox="0 0 1000 26" preserveAspectRatio="none" aria-hidden="true">
+                    { for diff }
+                    <line x1={format!("{cursor:.2}")} x2={format!("{cursor:.2}")} y1="0" y2="26" class="cursor-line" />
+                </svg>
+            </div>
             <input class="scrubber" type="range" min="0" max={state.len().to_string()} value={state.step.to_string()}
                 oninput={props.onscrub.clone()} data-testid="scrubber" aria-label="step" />
         </div>

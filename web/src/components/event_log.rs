@@ -10,7 +10,7 @@ use crate::app::AppContext;
 use crate::state::{Action, LogLine};
 
 /// Lines shown at most; the newest are kept.
-const SHOWN: usize = 150;
+const SHOWN: usize = 60;
 
 #[component]
 pub fn EventLog() -> Html {

@@ -99,20 +99,26 @@ fn Plot(props: &PlotProps) -> Html {
             </g>
         }
     });
+    // The curves sit on their own layer; only the thin cursor layer above
+    // them repaints as the step moves.
     html! {
         <figure class="plot">
-            <svg viewBox={format!("0 0 {W} {H}")} data-testid={props.id.clone()} role="img" aria-label={props.title.clone()}>
-                <line x1={format!("{LEFT}")} x2={format!("{LEFT}")} y1={format!("{TOP}")} y2={format!("{}", H - BOTTOM)} class="axis" />
-                <line x1={format!("{LEFT}")} x2={format!("{}", W - RIGHT)} y1={format!("{}", H - BOTTOM)} y2={format!("{}", H - BOTTOM)} class="axis" />
-                <text x={format!("{}", LEFT - 4.0)} y={format!("{}", TOP + 8.0)} class="axis-label" text-anchor="end">{ fmt(ymax) }</text>
-                <text x={format!("{}", LEFT - 4.0)} y={format!("{}", H - BOTTOM)} class="axis-label" text-anchor="end">{ "0" }</text>
-                <text x={format!("{LEFT}")} y={format!("{}", H - 8.0)} class="axis-label">{ "0" }</text>
-                <text x={format!("{}", W - RIGHT)} y={format!("{}", H - 8.0)} class="axis-label" text-anchor="end">{ format!("{} accesses", fmt(len)) }</text>
-                { for lotsamiss }
-                <path d={curves.0.clone()} class="series-a" />
-                if let Some(b) = curves.1.clone() { <path d={b} class="series-b" /> }
-                <line x1={format!("{cursor:.1}")} x2={format!("{cursor:.1}")} y1={format!("{TOP}")} y2={format!("{}", H - BOTTOM)} class="cursor-line" />
-            </svg>
+            <div class="plot-box">
+                <svg class="plot-static" viewBox={format!("0 0 {W} {H}")} data-testid={props.id.clone()} role="img" aria-label={props.title.clone()}>
+                    <line x1={format!("{LEFT}")} x2={format!("{LEFT}")} y1={format!("{TOP}")} y2={format!("{}", H - BOTTOM)} class="axis" />
+                    <line x1={format!("{LEFT}")} x2={format!("{}", W - RIGHT)} y1={format!("{}", H - BOTTOM)} y2={format!("{}", H - BOTTOM)} class="axis" />
+                    <text x={format!("{}", LEFT - 4.0)} y={format!("{}", TOP + 8.0)} class="axis-label" text-anchor="end">{ fmt(ymax) }</text>
+                    <text x={format!("{}", LEFT - 4.0)} y={format!("{}", H - BOTTOM)} class="axis-label" text-anchor="end">{ "0" }</text>
+                    <text x={format!("{LEFT}")} y={format!("{}", H - 8.0)} class="axis-label">{ "0" }</text>
+                    <text x={format!("{}", W - RIGHT)} y={format!("{}", H - 8.0)} class="axis-label" text-anchor="end">{ format!("{} accesses", fmt(len)) }</text>
+                    { for lotsamiss }
+                    <path d={curves.0.clone()} class="series-a" />
+                    if let Some(b) = curves.1.clone() { <path d={b} class="series-b" /> }
+                </svg>
+                <svg class="plot-cursor" viewBox={format!("0 0 {W} {H}")} aria-hidden="true">
+                    <line x1={format!("{cursor:.1}")} x2={format!("{cursor:.1}")} y1={format!("{TOP}")} y2={format!("{}", H - BOTTOM)} class="cursor-line" />
+                </svg>
+            </div>
             <figcaption>{ props.title.clone() }</figcaption>
         </figure>
     }

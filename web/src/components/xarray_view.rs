@@ -13,10 +13,14 @@ use crate::palette;
 /// Nodes shown at most.
 const MAX_NODES: usize = 12;
 
-fn slot_html(n: &NodeView, off: usize) -> Html {
+/// What a slot holds, in words, for the hover line.
+fn describe(n: &NodeView, off: usize) -> String {
+    slot_parts(n, off).2
+}
+
+fn slot_parts(n: &NodeView, off: usize) -> (&'static str, String, String) {
     let index = n.base + ((off as u64) << n.shift);
-    let marks: u8 = (0..3).fold(0, |m, k| m | ((((n.marks[k] >> off) & 1) as u8) << k));
-    let (class, style, title) = match n.slots[off] {
+    match n.slots[off] {
         Entry::Empty => (
             "slot empty",
             String::new(),
@@ -70,10 +74,38 @@ fn slot_html(n: &NodeView, off: usize) -> Html {
             String::new(),
             format!("slot {off}: retry entry"),
         ),
+    }
+}
+
+/// A slot's square. Its description is built only when hovered: twelve
+/// nodes of 64 slots would otherwise format 768 strings per frame.
+fn slot_html(n: &NodeView, off: usize) -> Html {
+    let marks: u8 = (0..3).fold(0, |m, k| m | ((((n.marks[k] >> off) & 1) as u8) << k));
+    let (class, style) = match n.slots[off] {
+        Entry::Empty | Entry::Retry => ("slot empty", String::new()),
+        Entry::Pointer(p) => {
+            let order = Folio::decode_at(n.base, p).order;
+            (
+                "slot folio",
+                format!("background:{}", palette::order_css(order)),
+            )
+        }
+        Entry::Sibling(c) => match n.slots[c as usize] {
+            Entry::Pointer(p) => (
+                "slot sibling",
+                format!(
+                    "--sib:{}",
+                    palette::order_css(Folio::decode_at(n.base, p).order)
+                ),
+            ),
+            _ => ("slot sibling", String::new()),
+        },
+        Entry::Value(_) => ("slot shadow", String::new()),
+        Entry::Node(_) => ("slot node", String::new()),
     };
     html! {
-        <span class={class} style={style} title={title}>
-            if marks != 0 { <i class="mark-dot" title={format!("marks {marks:03b}")}></i> }
+        <span class={class} style={style} data-o={off.to_string()}>
+            if marks != 0 { <i class="mark-dot" data-o={off.to_string()}></i> }
         </span>
     }
 }
@@ -88,13 +120,40 @@ pub fn XarrayView() -> Html {
     let nodes = xa.nodes_in_range(first, end.saturating_sub(1), MAX_NODES + 1);
     let more = nodes.len() > MAX_NODES;
     let height = xa.height();
-    let rows = nodes.iter().take(MAX_NODES).map(|n| {
+    let hovered = use_state(|| None::<(usize, usize)>);
+    let rows = nodes.iter().take(MAX_NODES).enumerate().map(|(i, n)| {
+        let onmouseover = {
+            let hovered = hovered.clone();
+            Callback::from(move |e: MouseEvent| {
+                let off = e
+                    .target_dyn_into::<web_sys::Element>()
+                    .and_then(|t| t.get_attribute("data-o"))
+                    .and_then(|o| o.parse::<usize>().ok());
+                hovered.set(off.map(|o| (i, o)));
+            })
+        };
+        let onmouseleave = {
+            let hovered = hovered.clone();
+            Callback::from(move |_| hovered.set(None))
+        };
+        let hover_line = match *hovered {
+            Some((node, off)) if node == i => {
+                let marks: u8 = (0..3).fold(0, |m, k| m | ((((n.marks[k] >> off) & 1) as u8) << k));
+                let mut t = describe(n, off);
+                if marks != 0 {
+                    t.push_str(&format!("; marks {marks:03b}"));
+                }
+                t
+            }
+            _ => String::new(),
+        };
         html! {
             <div class="xa-node" style={format!("margin-left:{}px", (n.depth as u32 - 1) * 14)}>
                 <div class="xa-head">
                     { format!("node {} · shift {} · offset {} · indices {}.. · count {} · nr_values {}", n.id, n.shift, n.offset, n.base, n.count, n.nr_values) }
                 </div>
-                <div class="xa-slots">{ for (0..64).map(|o| slot_html(n, o)) }</div>
+                <div class="xa-slots" {onmouseover} {onmouseleave} title={hover_line.clone()}>{ for (0..64).map(|o| slot_html(n, o)) }</div>
+                <div class="xa-hover" data-testid={format!("xa-hover-{i}")}>{ hover_line }</div>
             </div>
         }
     });
