@@ -7,7 +7,8 @@ use folioscope_scenario::{parse, Scenario};
 
 #[derive(Args, Clone, Debug)]
 pub struct ScenarioArgs {
-    /// Kernel variant (see `folioscope kernels`).
+    /// Kernel variant (see `folioscope kernels`), optionally with
+    /// +patch/-patch toggles written after it, as links write kernels.
     #[arg(long, default_value = "v6.18")]
     pub kernel: String,
 
@@ -106,13 +107,20 @@ pub fn flag_of(field: &str) -> String {
 
 impl ScenarioArgs {
     pub fn scenario(&self) -> Result<Scenario, String> {
-        let kernel = parse::parse_kernel(&self.kernel, &self.patches).map_err(|e| {
-            if e.contains("patch") {
-                format!("--patch: {e}")
-            } else {
-                format!("--kernel: {e}")
+        let mut kernel = folioscope_scenario::link::parse_kernel_label(&self.kernel)
+            .map_err(|e| format!("--kernel: {e}"))?;
+        let toggled = parse::parse_kernel(kernel.variant.name(), &self.patches)
+            .map_err(|e| format!("--patch: {e}"))?;
+        for p in folioscope_core::Patch::ALL {
+            // Toggles given with --patch act on top of the label's.
+            if toggled.has(p) != kernel.variant.patches().contains(p) {
+                kernel.patches = if toggled.has(p) {
+                    kernel.patches.with(p)
+                } else {
+                    kernel.patches.without(p)
+                };
             }
-        })?;
+        }
         let backing = if self.fs {
             Backing::Tmpfs {
                 huge: self.tmpfs_huge.unwrap_or(false),

@@ -10,12 +10,13 @@ mod args;
 mod check;
 mod compare;
 mod kernels;
+mod link;
 mod probe;
 mod run;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -40,6 +41,10 @@ enum Command {
     Compare(compare::CompareArgs),
     /// List the kernel variants and patch toggles.
     Kernels,
+    /// Print the app's permalink for a scenario at a step.
+    Link(link::LinkArgs),
+    /// Print a plain-text summary for a mailing list, with its permalink.
+    Export(link::ExportArgs),
 }
 
 /// How a command failed.
@@ -56,13 +61,21 @@ impl From<anyhow::Error> for CliError {
     }
 }
 
+/// The matches of the subcommand, to tell options given from defaults.
+fn sub(m: &clap::ArgMatches) -> &clap::ArgMatches {
+    m.subcommand().map(|(_, s)| s).unwrap_or(m)
+}
+
 fn main() -> ExitCode {
     // Piping into `head` must end the program quietly, as for any Unix tool.
     #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match Cli::try_parse() {
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -82,6 +95,8 @@ fn main() -> ExitCode {
         Command::Check(a) => check::check(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Kernels => kernels::kernels(),
+        Command::Link(a) => link::link(&a, sub(&matches)),
+        Command::Export(a) => link::export_command(&a, sub(&matches)),
     };
     match result {
         Ok(code) => code,

@@ -7,11 +7,15 @@
 //! - [`report`]: the figures of a run as JSON (the shape `folioscope run`
 //!   and `folioscope probe` print) and as a plain-text table;
 //! - [`text`]: one line per model event, naming the kernel function;
+//! - [`link`]: the whole view as a permalink, and back; [`export`]: the
+//!   view as plain text for a mailing list, and back;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
 //!   the model's figures for them next to the published ones, with seed
 //!   004's fitted [`shmem_cost`] model (and the [`nnls`] fit under it).
 
 pub mod compare;
+pub mod export;
+pub mod link;
 pub mod nnls;
 pub mod parse;
 pub mod report;

@@ -1,0 +1,156 @@
+//! `folioscope link` and `folioscope export`: the permalink of a scenario
+//! at a step, and the plain-text summary for a mailing list, the same ones
+//! the app's "Copy link" and "Copy as text" make.
+
+use std::process::ExitCode;
+
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args};
+use folioscope_scenario::export::export;
+use folioscope_scenario::link::{parse_kernel_label, parse_link, to_link, View};
+use folioscope_scenario::seeds;
+
+use crate::args::{flag_of, ScenarioArgs};
+use crate::CliError;
+
+/// Where `cargo xtask serve` serves the app.
+pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/";
+
+#[derive(Args, Clone, Debug)]
+pub struct LinkArgs {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+
+    /// Start from a seed row's preset (see `folioscope compare`); scenario
+    /// options given as well change it.
+    #[arg(long, value_name = "ID")]
+    pub preset: Option<String>,
+
+    /// A second kernel, for compare mode (a variant name with +patch/-patch).
+    #[arg(long, value_name = "KERNEL")]
+    pub compare: Option<String>,
+
+    /// Stop after N accesses instead of at the end.
+    #[arg(long, value_name = "N")]
+    pub step: Option<u64>,
+
+    /// The app's address, up to the `?`.
+    #[arg(long, default_value = DEFAULT_BASE_URL, value_name = "URL")]
+    pub base_url: String,
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub link: LinkArgs,
+
+    /// Also list the events of N accesses before and after the step.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub events: u64,
+}
+
+/// The scenario options that set a field, by clap's id.
+const SCENARIO_IDS: [&str; 15] = [
+    "kernel",
+    "patches",
+    "file_size",
+    "page_size",
+    "read_ahead_kb",
+    "fault_around_bytes",
+    "madvise",
+    "pattern",
+    "thp",
+    "memory_limit",
+    "exec",
+    "fs",
+    "tmpfs_huge",
+    "tmpfs_file",
+    "hwpoison",
+];
+
+/// The view the options describe. With a preset, only the scenario
+/// options given on the command line change it.
+fn view_of(args: &LinkArgs, matches: &ArgMatches) -> Result<View, CliError> {
+    let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+    let from_args = args.scenario.scenario().map_err(CliError::Usage)?;
+    let mut view = match &args.preset {
+        Some(id) => {
+            if seeds::row(id).is_none() {
+                return Err(CliError::Usage(format!(
+                    "--preset: '{id}' is not a seed row (see `folioscope compare`)"
+                )));
+            }
+            let mut v = parse_link(&format!("?v=1&preset={id}")).view;
+            let s = &mut v.scenario;
+            for id in SCENARIO_IDS.into_iter().filter(|id| given(id)) {
+                match id {
+                    "kernel" | "patches" => s.kernel = from_args.kernel.clone(),
+                    "file_size" => s.file_size = from_args.file_size,
+                    "page_size" => s.page_size = from_args.page_size,
+                    "read_ahead_kb" => s.read_ahead_kb = from_args.read_ahead_kb,
+                    "fault_around_bytes" => s.fault_around_bytes = from_args.fault_around_bytes,
+                    "madvise" => s.madvise = from_args.madvise,
+                    "pattern" => s.pattern = from_args.pattern.clone(),
+                    "thp" => s.thp = from_args.thp,
+                    "memory_limit" => s.memory_limit = from_args.memory_limit,
+                    "exec" => s.exec = from_args.exec,
+                    "hwpoison" => s.hwpoison = from_args.hwpoison,
+                    _ => s.backing = from_args.backing,
+                }
+            }
+            v
+        }
+        None => View {
+            scenario: from_args,
+            ..View::default()
+        },
+    };
+    if let Some(c) = &args.compare {
+        view.compare =
+            Some(parse_kernel_label(c).map_err(|e| CliError::Usage(format!("--compare: {e}")))?);
+    }
+    let cfg = view
+        .scenario
+        .config()
+        .map_err(|e| CliError::Usage(format!("{}: {}", flag_of(e.field), e.message)))?;
+    if let Some(b) = &view.compare {
+        let mut other = view.scenario.clone();
+        other.kernel = b.clone();
+        other
+            .config()
+            .map_err(|e| CliError::Usage(format!("--compare: {}", e.message)))?;
+    }
+    let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+    view.step = match args.step {
+        Some(s) if s > len => {
+            return Err(CliError::Usage(format!(
+                "--step: {s} is past the end of the scenario ({len} accesses)"
+            )))
+        }
+        Some(s) if s < len => Some(s),
+        _ => None,
+    };
+    if args.base_url.contains('?') {
+        return Err(CliError::Usage(
+            "--base-url: give the address without a '?' query".into(),
+        ));
+    }
+    Ok(view)
+}
+
+pub fn link(args: &LinkArgs, matches: &ArgMatches) -> Result<ExitCode, CliError> {
+    let view = view_of(args, matches)?;
+    println!("{}", to_link(&view, &args.base_url));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn export_command(args: &ExportArgs, matches: &ArgMatches) -> Result<ExitCode, CliError> {
+    let view = view_of(&args.link, matches)?;
+    let title = match &view.preset {
+        Some(id) => seeds::row(id).map(|r| r.title).unwrap_or_default(),
+        None => "a scenario".into(),
+    };
+    let text = export(&view, &title, &args.link.base_url, args.events).map_err(CliError::Failed)?;
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,352 @@
+//! Plain text for mailing lists, which take no HTML: a view as a summary
+//! of at most 78 columns, with its permalink, and back again.
+//!
+//! The text holds the scenario in one line, the permalink, a table of the
+//! figures of each kernel at the step (laid out like the seeds' tables),
+//! and optionally the event lines of the accesses around the step. A
+//! permalink longer than a line is wrapped inside `<...>`, as RFC 3986
+//! (appendix C) suggests for URLs in plain text; [`parse_text`] joins it.
+
+use folioscope_core::{Event, EventSink, NoEvents, Simulation, Summary};
+
+use crate::link::{parse_link, to_link, Parsed, View};
+use crate::parse::{format_pattern, format_size};
+use crate::report::ReadPathReport;
+use crate::scenario::Scenario;
+use crate::text::event_line;
+
+/// The widest line of an export.
+pub const WIDTH: usize = 78;
+
+/// One kernel's figures at the step, and the event lines around it.
+struct Side {
+    label: String,
+    summary: Summary,
+    read_path: Option<ReadPathReport>,
+    events: Vec<String>,
+}
+
+/// Collects `#access line` strings.
+struct Lines<'a> {
+    out: &'a mut Vec<String>,
+    access: u64,
+}
+
+impl EventSink for Lines<'_> {
+    fn emit(&mut self, e: Event) {
+        self.out
+            .push(format!("#{} {}", self.access, event_line(&e)));
+    }
+}
+
+fn run_side(scenario: &Scenario, step: u64, around: u64) -> Result<Side, String> {
+    let cfg = scenario.config().map_err(|e| e.to_string())?;
+    let label = cfg.kernel.label();
+    let uses_read = cfg.pattern.uses_read();
+    let mut sim = Simulation::new(cfg);
+    let len = sim.len();
+    sim.run_to(step.saturating_sub(around), &mut NoEvents);
+    let mut events = Vec::new();
+    while sim.step_count() < step {
+        let access = sim.step_count() + 1;
+        sim.step(&mut Lines {
+            out: &mut events,
+            access,
+        });
+    }
+    let summary = Summary::of(sim.machine());
+    if around > 0 && sim.step_count() < len {
+        events.push(format!("---- step {step} ----"));
+    }
+    while sim.step_count() < (step + around).min(len) {
+        let access = sim.step_count() + 1;
+        sim.step(&mut Lines {
+            out: &mut events,
+            access,
+        });
+    }
+    let read_path = uses_read.then(|| ReadPathReport::of(&summary));
+    Ok(Side {
+        label,
+        summary,
+        read_path,
+        events,
+    })
+}
+
+/// Wraps `text` at spaces into lines of at most `width`; the text's own
+/// leading spaces start the first line, `indent` the later ones.
+fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
+    let body = text.trim_start_matches(' ');
+    let lead = &text[..text.len() - body.len()];
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::from(lead);
+    let mut fresh = true;
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        if !fresh && line.len() + 1 + word.len() > width {
+            out.push(std::mem::take(&mut line));
+            line.push_str(indent);
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        // A word longer than a line is cut.
+        let mut w = word;
+        while line.len() + w.len() > width {
+            let cut = w.floor_char_boundary(width.saturating_sub(line.len()).max(1));
+            line.push_str(&w[..cut]);
+            out.push(std::mem::take(&mut line));
+            line.push_str(indent);
+            w = &w[cut..];
+        }
+        line.push_str(w);
+        fresh = false;
+    }
+    if !fresh {
+        out.push(line);
+    }
+    out
+}
+
+/// The scenario in one sentence.
+pub fn describe(s: &Scenario) -> String {
+    let mut t = format!(
+        "{} over a {} file, {} pages, madvise {}, THP {}, read_ahead_kb {}, fault_around {}",
+        format_pattern(&s.pattern),
+        format_size(s.file_size),
+        format_size(s.page_size),
+        s.madvise.name(),
+        if s.thp { "on" } else { "off" },
+        s.read_ahead_kb,
+        format_size(s.fault_around_bytes)
+    );
+    if let Some(l) = s.memory_limit {
+        t.push_str(&format!(", memory limit {}", format_size(l)));
+    }
+    if s.exec {
+        t.push_str(", VM_EXEC");
+    }
+    if let folioscope_core::Backing::Tmpfs { huge, file } = s.backing {
+        t.push_str(&format!(
+            ", tmpfs huge={} {} file",
+            if huge { "always" } else { "never" },
+            file.name()
+        ));
+    }
+    if let Some(p) = s.hwpoison {
+        t.push_str(&format!(", page {p} poisoned"));
+    }
+    t
+}
+
+/// The link as lines: as it is when it fits, else wrapped in `<...>`.
+fn link_lines(link: &str) -> Vec<String> {
+    if link.len() <= WIDTH {
+        return vec![link.to_string()];
+    }
+    let inner = WIDTH - 2;
+    let mut out = Vec::new();
+    let mut rest = link;
+    let mut first = true;
+    while !rest.is_empty() {
+        let cut = rest.floor_char_boundary(inner.min(rest.len()));
+        let (head, tail) = rest.split_at(cut);
+        let mut line = String::new();
+        line.push(if first { '<' } else { ' ' });
+        line.push_str(head);
+        if tail.is_empty() {
+            line.push('>');
+        }
+        out.push(line);
+        rest = tail;
+        first = false;
+    }
+    out
+}
+
+/// The view as text for a mail: `base` is the app's address for the
+/// permalink, `around` the accesses of events to list before and after
+/// the step (0 for none).
+pub fn export(view: &View, title: &str, base: &str, around: u64) -> Result<String, String> {
+    let cfg = view.scenario.config().map_err(|e| e.to_string())?;
+    let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+    let step = view.step.unwrap_or(len).min(len);
+    let mut scenarios = vec![view.scenario.clone()];
+    if let Some(b) = &view.compare {
+        let mut s = view.scenario.clone();
+        s.kernel = b.clone();
+        scenarios.push(s);
+    }
+    let sides = scenarios
+        .iter()
+        .map(|s| run_side(s, step, around))
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let mut out: Vec<String> = Vec::new();
+    out.extend(wrap(&format!("folioscope: {title}"), WIDTH, "  "));
+    out.extend(link_lines(&to_link(view, base)));
+    out.push(String::new());
+    out.extend(wrap(&describe(&view.scenario), WIDTH, "  "));
+    out.push(format!("step {step} of {len}"));
+    out.push(String::new());
+
+    let col = if sides.len() == 1 { 52 } else { 26 };
+    let name_w = WIDTH - 2 - col * sides.len();
+    let fit = |s: &str, w: usize| {
+        if s.len() > w - 1 {
+            format!("{}~", &s[..s.floor_char_boundary(w - 2)])
+        } else {
+            s.to_string()
+        }
+    };
+    let mut header = format!("  {:<name_w$}", "");
+    for s in &sides {
+        header.push_str(&format!("{:>col$}", fit(&s.label, col)));
+    }
+    out.push(header);
+    let mut row = |name: &str, value: &dyn Fn(&Side) -> String| {
+        let mut line = format!("  {:<name_w$}", name);
+        for s in &sides {
+            line.push_str(&format!("{:>col$}", value(s)));
+        }
+        out.push(line.trim_end().to_string());
+    };
+    let mb = |b: u64| format!("{:.1}", b as f64 / 1048576.0);
+    // A tmpfs file does no I/O, faults nothing and reads no ahead.
+    if !view.scenario.backing.is_tmpfs() {
+        row("major faults", &|s| s.summary.major_faults.to_string());
+        row("minor faults", &|s| s.summary.minor_faults.to_string());
+        row("MB read", &|s| mb(s.summary.bytes_read));
+        row("read I/Os", &|s| s.summary.read_ios.to_string());
+        row("mmap_miss", &|s| s.summary.mmap_miss.to_string());
+        row("ra start+size/async", &|s| {
+            let r = &s.summary.ra;
+            format!("{}+{}/{}", r.start, r.size, r.async_size)
+        });
+    }
+    row("resident pages", &|s| s.summary.resident_pages.to_string());
+    row("xarray node visits", &|s| {
+        s.summary.xa.node_visits.to_string()
+    });
+    if sides.iter().any(|s| s.read_path.is_some()) {
+        let rp = |f: fn(&ReadPathReport) -> u64| {
+            move |s: &Side| s.read_path.as_ref().map(f).unwrap_or(0).to_string()
+        };
+        row("read loop turns", &rp(|r| r.iterations));
+        row("shmem_get_folio", &rp(|r| r.shmem_get_folio));
+        row("get_folios_contig", &rp(|r| r.get_folios_contig));
+        row("xas_load", &rp(|r| r.xas_load));
+        row("xas_next", &rp(|r| r.xas_next));
+        row("folio refs (get+put)", &rp(|r| r.folio_get + r.folio_put));
+        row(
+            "folio locks (+unlock)",
+            &rp(|r| r.folio_lock + r.folio_unlock),
+        );
+        row("MB from folios", &|s| {
+            mb(s.read_path.as_ref().map_or(0, |r| r.bytes_copied))
+        });
+        row("MB zero-page copy", &|s| {
+            mb(s.read_path.as_ref().map_or(0, |r| r.bytes_zero_copied))
+        });
+        row("MB clear_user", &|s| {
+            mb(s.read_path.as_ref().map_or(0, |r| r.bytes_cleared))
+        });
+    }
+    if around > 0 {
+        for s in &sides {
+            out.push(String::new());
+            out.extend(wrap(
+                &format!(
+                    "events of {}, accesses {}..{}:",
+                    s.label,
+                    step.saturating_sub(around) + 1,
+                    (step + around).min(len)
+                ),
+                WIDTH,
+                "  ",
+            ));
+            if s.events.iter().all(|l| l.starts_with("----")) {
+                out.push("  (none: every page was mapped already)".into());
+                continue;
+            }
+            for e in &s.events {
+                out.extend(wrap(&format!("  {e}"), WIDTH, "        "));
+            }
+        }
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    Ok(text)
+}
+
+/// Rebuilds a view from an exported text, or from a bare permalink. The
+/// error names what is missing.
+pub fn parse_text(text: &str) -> Result<Parsed, String> {
+    // A link wrapped in <...> over several lines.
+    if let Some(open) = text.find("<") {
+        if let Some(len) = text[open..].find('>') {
+            let inner: String = text[open + 1..open + len]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            if inner.contains("?v=") || inner.contains("&v=") {
+                return Ok(parse_link(&inner));
+            }
+        }
+    }
+    for token in text.split_whitespace() {
+        if token.contains("?v=") || token.starts_with("v=") || token.contains("?preset=") {
+            return Ok(parse_link(token));
+        }
+    }
+    Err("text: no folioscope link in it (a line with ?v=1&...)".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::link::parse_link;
+
+    #[test]
+    fn an_export_fits_a_mail_and_opens_again() {
+        let view = parse_link(
+            "?v=1&kernel=v6.18,v7.4-rc2&size=64M&pattern=rev&madvise=hugepage&step=1000",
+        )
+        .view;
+        let text = export(&view, "a test", "https://folioscope.example/app/", 3).unwrap();
+        for l in text.lines() {
+            assert!(l.chars().count() <= WIDTH, "{l}");
+        }
+        assert!(text.contains("major faults"));
+        assert!(text.contains("events of v6.18, accesses 998..1003"));
+        assert_eq!(parse_text(&text).unwrap().view, view);
+    }
+
+    #[test]
+    fn a_long_link_is_wrapped_and_joined() {
+        let mut view = parse_link(
+            "?v=1&preset=seed000-rev-huge&step=51234&zoom=100-5000&hide=xarray,log&mark=readahead",
+        )
+        .view;
+        view.compare = Some(
+            crate::link::parse_kernel_label(
+                "v7.4-rc2-before-0b9c0aeba938+desc-ra-2-hugepage+desc-ra-3-seq-read",
+            )
+            .unwrap(),
+        );
+        let lines = link_lines(&to_link(
+            &view,
+            "https://folioscope.example/a/very/long/path/",
+        ));
+        assert!(lines.len() > 1);
+        assert!(lines.iter().all(|l| l.len() <= WIDTH));
+        let text = format!("Look at this:\n{}\nThanks.\n", lines.join("\n"));
+        assert_eq!(parse_text(&text).unwrap().view, view);
+    }
+
+    #[test]
+    fn text_without_a_link_names_the_field() {
+        assert!(parse_text("hello").unwrap_err().starts_with("text:"));
+    }
+}

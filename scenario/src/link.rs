@@ -1,0 +1,853 @@
+//! Permalinks: a whole view of the app as a readable, editable URL query,
+//! for example `?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-ra&step=51234`.
+//!
+//! Schema version 1. Every parameter is optional, and one at its default
+//! is left out; the defaults are those of the preset named by `preset`,
+//! or of [`Scenario::default`] without one:
+//! - `v`: the schema version (1; a link without it is read as version 1);
+//! - `preset`: a seed row's id (see `folioscope compare`);
+//! - `kernel`: the kernel, or two separated by a comma for compare mode,
+//!   each a variant name with `+patch` / `-patch` toggles;
+//! - `size`, `page`, `ra_kb`, `fa`, `madvise`, `thp`, `memcg`, `exec`,
+//!   `pattern`, `fs`, `tmpfs_huge`, `tmpfs_file`, `hwpoison`: the scenario;
+//! - `step`: accesses done (the end of the run when absent); `ev`: events
+//!   applied inside the next access;
+//! - `zoom`: the pages in view, `FIRST-END`;
+//! - `hide`: closed panels, of `xarray`, `log`, `plots`;
+//! - `mark`: what "next" jumps to (`major`, `readahead`, `lotsamiss`);
+//! - `embed=1`, `present=1`: the embedded and presenter frames;
+//! - `predict`: the event kind predict mode pauses before.
+//!
+//! Parsing never fails: a parameter that is unknown, malformed or out of
+//! range is left at its default and reported in [`Parsed::ignored`], so
+//! that the app can name it in a banner.
+
+use folioscope_core::{Backing, Kernel, Mark, Patch, TmpfsFile, Variant};
+
+use crate::parse::{
+    format_pattern, format_size, fs_name, parse_fs, parse_madvise, parse_pattern, parse_size,
+    parse_tmpfs_file,
+};
+use crate::scenario::Scenario;
+use crate::seeds::rows;
+
+/// The schema version links are written with.
+pub const SCHEMA: u32 = 1;
+
+/// Which panels are open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Panels {
+    pub xarray: bool,
+    pub log: bool,
+    pub plots: bool,
+}
+
+impl Default for Panels {
+    fn default() -> Self {
+        Panels {
+            xarray: true,
+            log: true,
+            plots: true,
+        }
+    }
+}
+
+/// How the app is framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    #[default]
+    Full,
+    /// `embed=1`: the strip, the ra panel and the timeline, for iframes.
+    Embed,
+    /// `present=1`: large type, high contrast, no editing panels.
+    Presenter,
+}
+
+/// Everything a link restores.
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    pub preset: Option<String>,
+    /// The scenario, with side A's kernel.
+    pub scenario: Scenario,
+    /// Side B's kernel, in compare mode.
+    pub compare: Option<Kernel>,
+    /// Accesses done; `None` is the end of the run.
+    pub step: Option<u64>,
+    /// Events applied inside access `step + 1`.
+    pub event: Option<u32>,
+    /// Pages in view, `[first, end)`; `None` is the whole file.
+    pub zoom: Option<(u64, u64)>,
+    pub panels: Panels,
+    pub mark: Mark,
+    pub mode: Mode,
+    pub predict: Option<Mark>,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View {
+            preset: None,
+            scenario: Scenario::default(),
+            compare: None,
+            step: None,
+            event: None,
+            zoom: None,
+            panels: Panels::default(),
+            mark: Mark::MajorFault,
+            mode: Mode::Full,
+            predict: None,
+        }
+    }
+}
+
+/// A parameter a link carried that the view does not use, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ignored {
+    pub param: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Ignored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.param, self.reason)
+    }
+}
+
+/// A parsed link: the view, and what it had to leave out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    pub view: View,
+    pub ignored: Vec<Ignored>,
+}
+
+/// The short names of [`Mark`]s in links.
+pub fn mark_name(m: Mark) -> &'static str {
+    match m {
+        Mark::MajorFault => "major",
+        Mark::Readahead => "readahead",
+        Mark::LotsaMissCrossing => "lotsamiss",
+    }
+}
+
+fn parse_mark(text: &str) -> Result<Mark, String> {
+    Mark::ALL
+        .into_iter()
+        .find(|m| mark_name(*m) == text)
+        .ok_or_else(|| format!("'{text}' is not one of major, readahead, lotsamiss"))
+}
+
+/// Parses a kernel as [`Kernel::label`] writes it: a variant name, then
+/// `+patch` or `-patch` for each difference from it. Variant and patch
+/// names hold `+` and `-` themselves (`v7.1-rc5+fbatch`,
+/// `fbatch-5-folio-batch`), so every way of reading the label is tried,
+/// longest names first.
+pub fn parse_kernel_label(label: &str) -> Result<Kernel, String> {
+    // Form encoding turns '+' into a space; labels never hold spaces.
+    let label = label.trim().replace(' ', "+");
+    let mut variants: Vec<Variant> = Variant::ALL
+        .into_iter()
+        .filter(|v| label.starts_with(v.name()))
+        .collect();
+    variants.sort_by_key(|v| std::cmp::Reverse(v.name().len()));
+    if variants.is_empty() {
+        return Err(format!("'{label}' does not start with a known kernel"));
+    }
+    for v in variants {
+        let mut kernel = Kernel::from_variant(v);
+        if toggles(&label[v.name().len()..], &mut kernel) {
+            return Ok(kernel);
+        }
+    }
+    Err(format!(
+        "'{label}' is a kernel followed by something other than +patch or -patch"
+    ))
+}
+
+/// Reads `+name` / `-name` toggles into `kernel`; false if `rest` is not
+/// a sequence of them.
+fn toggles(rest: &str, kernel: &mut Kernel) -> bool {
+    if rest.is_empty() {
+        return true;
+    }
+    let on = match rest.as_bytes()[0] {
+        b'+' => true,
+        b'-' => false,
+        _ => return false,
+    };
+    let after = &rest[1..];
+    let mut candidates: Vec<Patch> = Patch::ALL
+        .into_iter()
+        .filter(|p| after.starts_with(p.name()))
+        .collect();
+    candidates.sort_by_key(|p| std::cmp::Reverse(p.name().len()));
+    for p in candidates {
+        let mut k = kernel.clone();
+        k.patches = if on {
+            k.patches.with(p)
+        } else {
+            k.patches.without(p)
+        };
+        if toggles(&after[p.name().len()..], &mut k) {
+            *kernel = k;
+            return true;
+        }
+    }
+    false
+}
+
+/// The scenario and compare kernel a preset starts from.
+fn preset_base(id: &str) -> Option<(Scenario, Option<Kernel>)> {
+    static ROWS: std::sync::OnceLock<Vec<crate::seeds::Row>> = std::sync::OnceLock::new();
+    let r = ROWS.get_or_init(rows).iter().find(|r| r.id == id)?;
+    let mut s = r.scenario.clone();
+    s.kernel = r.columns.first()?.kernel.clone();
+    Some((s, r.columns.get(1).map(|c| c.kernel.clone())))
+}
+
+/// The view a link starts from: the preset's, or the default.
+fn base_of(preset: Option<&str>) -> View {
+    let mut v = View::default();
+    if let Some((scenario, compare)) = preset.and_then(preset_base) {
+        v.preset = preset.map(str::to_string);
+        v.scenario = scenario;
+        v.compare = compare;
+    }
+    v
+}
+
+/// Percent-decodes `%XX`; anything else stays as it is.
+fn decode(text: &str) -> Result<String, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| "a bad %-escape".to_string())?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "not UTF-8".to_string())
+}
+
+/// Percent-encodes all but the characters links are readable with.
+fn encode(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~:,+".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The query part of a link, or of a URL that holds one.
+fn query_of(text: &str) -> &str {
+    let t = text.trim();
+    let t = t.split('#').next().unwrap_or("");
+    match t.find('?') {
+        Some(i) => &t[i + 1..],
+        None => t,
+    }
+}
+
+const KNOWN: [&str; 24] = [
+    "v",
+    "preset",
+    "kernel",
+    "size",
+    "page",
+    "ra_kb",
+    "fa",
+    "madvise",
+    "thp",
+    "memcg",
+    "exec",
+    "pattern",
+    "fs",
+    "tmpfs_huge",
+    "tmpfs_file",
+    "hwpoison",
+    "step",
+    "ev",
+    "zoom",
+    "hide",
+    "mark",
+    "embed",
+    "present",
+    "predict",
+];
+
+/// The scenario parameters, in the order they are written and applied.
+const SCENARIO_PARAMS: [&str; 13] = [
+    "size",
+    "page",
+    "ra_kb",
+    "fa",
+    "madvise",
+    "thp",
+    "memcg",
+    "exec",
+    "pattern",
+    "fs",
+    "tmpfs_huge",
+    "tmpfs_file",
+    "hwpoison",
+];
+
+/// The link parameter that sets a scenario's field, for errors that name
+/// a field rather than a parameter.
+fn param_of_field(field: &str) -> &'static str {
+    match field {
+        "file_size" => "size",
+        "page_size" => "page",
+        "read_ahead_kb" => "ra_kb",
+        "fault_around_bytes" => "fa",
+        "madvise" => "madvise",
+        "thp" => "thp",
+        "memory_limit" => "memcg",
+        "exec" => "exec",
+        "pattern" => "pattern",
+        "tmpfs_huge" => "tmpfs_huge",
+        "hwpoison" => "hwpoison",
+        "kernel" => "kernel",
+        _ => "pattern",
+    }
+}
+
+fn on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" | "1" => Ok(true),
+        "off" | "0" => Ok(false),
+        _ => Err(format!("'{text}' is not on or off")),
+    }
+}
+
+/// Sets one scenario parameter.
+fn apply_param(s: &mut Scenario, key: &str, value: &str) -> Result<(), String> {
+    match key {
+        "size" => s.file_size = parse_size(value)?,
+        "page" => s.page_size = parse_size(value)?,
+        "ra_kb" => {
+            s.read_ahead_kb = value
+                .parse()
+                .map_err(|_| format!("'{value}' is not a whole number"))?
+        }
+        "fa" => s.fault_around_bytes = parse_size(value)?,
+        "madvise" => s.madvise = parse_madvise(value)?,
+        "thp" => s.thp = on_off(value)?,
+        "memcg" => {
+            s.memory_limit = match value {
+                "none" => None,
+                v => Some(parse_size(v)?),
+            }
+        }
+        "exec" => s.exec = on_off(value)?,
+        "pattern" => {
+            if value.starts_with("trace") {
+                return Err("a trace cannot travel in a link; use a preset".into());
+            }
+            s.pattern = parse_pattern(value, None)?
+        }
+        "fs" => {
+            s.backing = if parse_fs(value)? {
+                match s.backing {
+                    b @ Backing::Tmpfs { .. } => b,
+                    Backing::Disk => Backing::Tmpfs {
+                        huge: false,
+                        file: TmpfsFile::Written,
+                    },
+                }
+            } else {
+                Backing::Disk
+            }
+        }
+        "tmpfs_huge" | "tmpfs_file" => match &mut s.backing {
+            Backing::Tmpfs { huge, file } => {
+                if key == "tmpfs_huge" {
+                    *huge = match value {
+                        "always" => true,
+                        "never" => false,
+                        _ => return Err(format!("'{value}' is not always or never")),
+                    }
+                } else {
+                    *file = parse_tmpfs_file(value)?
+                }
+            }
+            Backing::Disk => return Err("only for fs=tmpfs".into()),
+        },
+        "hwpoison" => {
+            s.hwpoison = match value {
+                "none" => None,
+                v => Some(
+                    v.parse()
+                        .map_err(|_| format!("'{v}' is not a page number"))?,
+                ),
+            }
+        }
+        _ => unreachable!("only scenario parameters come here"),
+    }
+    Ok(())
+}
+
+/// The value of one scenario parameter, as a link writes it.
+fn param_value(s: &Scenario, key: &str) -> String {
+    match key {
+        "size" => format_size(s.file_size),
+        "page" => format_size(s.page_size),
+        "ra_kb" => s.read_ahead_kb.to_string(),
+        "fa" => format_size(s.fault_around_bytes),
+        "madvise" => s.madvise.name().into(),
+        "thp" => if s.thp { "on" } else { "off" }.into(),
+        "memcg" => s
+            .memory_limit
+            .map(format_size)
+            .unwrap_or_else(|| "none".into()),
+        "exec" => if s.exec { "on" } else { "off" }.into(),
+        "pattern" => format_pattern(&s.pattern),
+        "fs" => fs_name(s.backing).into(),
+        "tmpfs_huge" => match s.backing {
+            Backing::Tmpfs { huge: true, .. } => "always".into(),
+            _ => "never".into(),
+        },
+        "tmpfs_file" => match s.backing {
+            Backing::Tmpfs { file, .. } => file.name().into(),
+            Backing::Disk => TmpfsFile::Written.name().into(),
+        },
+        "hwpoison" => s
+            .hwpoison
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "none".into()),
+        _ => String::new(),
+    }
+}
+
+/// The number of accesses in a scenario, if it is valid.
+fn scenario_len(s: &Scenario) -> Option<u64> {
+    let cfg = s.config().ok()?;
+    Some(cfg.pattern.len(cfg.file_size, cfg.page_size.bytes()))
+}
+
+/// Parses a link, or any text whose first `?` starts one.
+pub fn parse_link(text: &str) -> Parsed {
+    let mut ignored = Vec::new();
+    let mut ignore = |param: &str, reason: String| {
+        ignored.push(Ignored {
+            param: param.to_string(),
+            reason,
+        })
+    };
+    // Key and value pairs, decoded; repeats and unknown keys are ignored.
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for part in query_of(text).split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        let key = match decode(k) {
+            Ok(k) => k,
+            Err(e) => {
+                ignore(if k.is_empty() { "(no name)" } else { k }, e);
+                continue;
+            }
+        };
+        let value = match decode(v) {
+            Ok(v) => v,
+            Err(e) => {
+                ignore(if key.is_empty() { "(no name)" } else { &key }, e);
+                continue;
+            }
+        };
+        if key.is_empty() {
+            ignore("(no name)", format!("'{part}' has no parameter name"));
+        } else if !KNOWN.contains(&key.as_str()) {
+            ignore(&key, "not a folioscope link parameter".into());
+        } else if pairs.iter().any(|(k, _)| *k == key) {
+            ignore(&key, "given twice; the first one counts".into());
+        } else {
+            pairs.push((key, value));
+        }
+    }
+    let get = |key: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
+
+    if let Some(v) = get("v") {
+        if v != SCHEMA.to_string() {
+            ignore(
+                "v",
+                format!("schema version '{v}' is unknown; read as version {SCHEMA}"),
+            );
+        }
+    }
+    let preset = match get("preset") {
+        Some(id) if preset_base(id).is_some() => Some(id),
+        Some(id) => {
+            ignore("preset", format!("'{id}' is not a preset"));
+            None
+        }
+        None => None,
+    };
+    let mut view = base_of(preset);
+
+    // The scenario: each parameter on its own, then the whole, dropping
+    // whichever parameter the model's validation names.
+    let mut applied: Vec<&str> = Vec::new();
+    let mut scenario = view.scenario.clone();
+    for key in SCENARIO_PARAMS {
+        if let Some(value) = get(key) {
+            let mut next = scenario.clone();
+            match apply_param(&mut next, key, value) {
+                Ok(()) => {
+                    scenario = next;
+                    applied.push(key);
+                }
+                Err(e) => ignore(key, e),
+            }
+        }
+    }
+    if let Some(value) = get("kernel") {
+        let mut kernels = value.split(',');
+        let a = kernels.next().map(parse_kernel_label);
+        let b = kernels.next().map(parse_kernel_label);
+        match (a, b, kernels.next()) {
+            (_, _, Some(_)) => ignore("kernel", "at most two kernels".into()),
+            (Some(Ok(a)), None, None) => {
+                scenario.kernel = a;
+                view.compare = None;
+            }
+            (Some(Ok(a)), Some(Ok(b)), None) => {
+                scenario.kernel = a;
+                view.compare = Some(b);
+            }
+            (Some(Err(e)), _, _) | (_, Some(Err(e)), _) => ignore("kernel", e),
+            (None, _, _) => ignore("kernel", "empty".into()),
+        }
+    }
+    // Validate the whole; revert the parameter the model names, or if
+    // that was not given, the one applied last, until the scenario holds.
+    let kernel_given = get("kernel").is_some();
+    let mut rounds = 0;
+    while let Err(e) = scenario.config() {
+        rounds += 1;
+        if rounds > SCENARIO_PARAMS.len() + 2 {
+            scenario = view.scenario.clone();
+            break;
+        }
+        let named = param_of_field(e.field);
+        let culprit = if named == "kernel" && kernel_given {
+            "kernel"
+        } else if applied.contains(&named) {
+            named
+        } else if let Some(last) = applied.last() {
+            last
+        } else {
+            scenario = view.scenario.clone();
+            ignore(named, e.message.clone());
+            break;
+        };
+        if culprit == "kernel" {
+            scenario.kernel = view.scenario.kernel.clone();
+            view.compare = base_of(preset).compare;
+        } else {
+            let base = param_value(&view.scenario, culprit);
+            if apply_param(&mut scenario, culprit, &base).is_err() {
+                scenario = view.scenario.clone();
+                applied.clear();
+            }
+            applied.retain(|p| *p != culprit);
+        }
+        let why = if culprit == named {
+            e.message.clone()
+        } else {
+            format!("does not fit the rest ({named}: {})", e.message)
+        };
+        ignore(culprit, why);
+        if culprit == "kernel" && applied.is_empty() && scenario.config().is_err() {
+            scenario = view.scenario.clone();
+            break;
+        }
+    }
+    if let Some(b) = &view.compare {
+        let mut other = scenario.clone();
+        other.kernel = b.clone();
+        if let Err(e) = other.config() {
+            ignore("kernel", format!("the second kernel: {}", e.message));
+            view.compare = None;
+        }
+    }
+    view.scenario = scenario;
+    let len = scenario_len(&view.scenario).unwrap_or(0);
+    let pages = view
+        .scenario
+        .file_size
+        .div_ceil(view.scenario.page_size.max(1));
+
+    if let Some(v) = get("step") {
+        match v.parse::<u64>() {
+            Ok(s) if s < len => view.step = Some(s),
+            Ok(s) if s == len => view.step = None,
+            Ok(s) => ignore(
+                "step",
+                format!("{s} is past the end of the run ({len} accesses)"),
+            ),
+            Err(_) => ignore("step", format!("'{v}' is not a whole number")),
+        }
+    }
+    if let Some(v) = get("ev") {
+        match v.parse::<u32>() {
+            Ok(e) if view.step.is_some() => view.event = Some(e),
+            Ok(_) => ignore("ev", "there is no access after the end of the run".into()),
+            Err(_) => ignore("ev", format!("'{v}' is not a whole number")),
+        }
+    }
+    if let Some(v) = get("zoom") {
+        let range = v
+            .split_once('-')
+            .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)));
+        match range {
+            Some((a, b)) if a < b && b <= pages => {
+                view.zoom = (a, b).ne(&(0, pages)).then_some((a, b))
+            }
+            Some((a, b)) => ignore(
+                "zoom",
+                format!("{a}-{b} is not a range of the file's {pages} pages"),
+            ),
+            None => ignore("zoom", format!("'{v}' is not FIRST-END")),
+        }
+    }
+    if let Some(v) = get("hide") {
+        let mut panels = Panels::default();
+        let mut ok = true;
+        for name in v.split(',').filter(|n| !n.is_empty()) {
+            match name {
+                "xarray" => panels.xarray = false,
+                "log" => panels.log = false,
+                "plots" => panels.plots = false,
+                other => {
+                    ignore(
+                        "hide",
+                        format!("'{other}' is not one of xarray, log, plots"),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        if ok {
+            view.panels = panels;
+        }
+    }
+    if let Some(v) = get("mark") {
+        match parse_mark(v) {
+            Ok(m) => view.mark = m,
+            Err(e) => ignore("mark", e),
+        }
+    }
+    if let Some(v) = get("predict") {
+        match parse_mark(v) {
+            Ok(m) => view.predict = Some(m),
+            Err(e) => ignore("predict", e),
+        }
+    }
+    for (key, mode) in [("embed", Mode::Embed), ("present", Mode::Presenter)] {
+        match get(key) {
+            Some("1") if view.mode == Mode::Full => view.mode = mode,
+            Some("1") => ignore(key, "embed=1 and present=1 exclude each other".into()),
+            Some("0") | None => {}
+            Some(v) => ignore(key, format!("'{v}' is not 0 or 1")),
+        }
+    }
+    Parsed { view, ignored }
+}
+
+impl View {
+    /// Every field spelled out, defaults included: what a link opens,
+    /// pinned by the tests so that old links keep opening the same view.
+    pub fn explain(&self) -> String {
+        let mut parts = vec![
+            format!("preset={}", self.preset.as_deref().unwrap_or("-")),
+            format!("kernel={}", self.scenario.kernel.label()),
+            format!(
+                "compare={}",
+                self.compare
+                    .as_ref()
+                    .map(|k| k.label())
+                    .unwrap_or("-".into())
+            ),
+        ];
+        for key in SCENARIO_PARAMS {
+            parts.push(format!("{key}={}", param_value(&self.scenario, key)));
+        }
+        parts.push(format!(
+            "step={}",
+            self.step.map(|s| s.to_string()).unwrap_or("end".into())
+        ));
+        parts.push(format!(
+            "ev={}",
+            self.event.map(|e| e.to_string()).unwrap_or("-".into())
+        ));
+        parts.push(format!(
+            "zoom={}",
+            self.zoom
+                .map(|(a, b)| format!("{a}-{b}"))
+                .unwrap_or("all".into())
+        ));
+        parts.push(format!(
+            "panels={}{}{}",
+            if self.panels.xarray { "x" } else { "-" },
+            if self.panels.log { "l" } else { "-" },
+            if self.panels.plots { "p" } else { "-" }
+        ));
+        parts.push(format!("mark={}", mark_name(self.mark)));
+        parts.push(format!("mode={:?}", self.mode));
+        parts.push(format!(
+            "predict={}",
+            self.predict.map(mark_name).unwrap_or("-")
+        ));
+        parts.join(" ")
+    }
+}
+
+/// Writes the view as a link: `base` (up to and without `?`), then the
+/// parameters that differ from the defaults.
+pub fn to_link(view: &View, base: &str) -> String {
+    let defaults = base_of(view.preset.as_deref());
+    let mut q: Vec<(&str, String)> = vec![("v", SCHEMA.to_string())];
+    if let Some(p) = &view.preset {
+        q.push(("preset", p.clone()));
+    }
+    let (a, b) = (&view.scenario.kernel, &view.compare);
+    if *a != defaults.scenario.kernel || *b != defaults.compare {
+        let mut k = a.label();
+        if let Some(b) = b {
+            k.push(',');
+            k.push_str(&b.label());
+        }
+        q.push(("kernel", k));
+    }
+    for key in SCENARIO_PARAMS {
+        let (mine, theirs) = (
+            param_value(&view.scenario, key),
+            param_value(&defaults.scenario, key),
+        );
+        let tmpfs_only = matches!(key, "tmpfs_huge" | "tmpfs_file");
+        if mine != theirs && (!tmpfs_only || view.scenario.backing.is_tmpfs()) {
+            q.push((key, mine));
+        }
+    }
+    if let Some(s) = view.step {
+        q.push(("step", s.to_string()));
+    }
+    if let Some(e) = view.event {
+        q.push(("ev", e.to_string()));
+    }
+    if let Some((a, b)) = view.zoom {
+        q.push(("zoom", format!("{a}-{b}")));
+    }
+    let hidden: Vec<&str> = [
+        ("xarray", view.panels.xarray),
+        ("log", view.panels.log),
+        ("plots", view.panels.plots),
+    ]
+    .into_iter()
+    .filter(|(_, open)| !open)
+    .map(|(n, _)| n)
+    .collect();
+    if !hidden.is_empty() {
+        q.push(("hide", hidden.join(",")));
+    }
+    if view.mark != Mark::MajorFault {
+        q.push(("mark", mark_name(view.mark).into()));
+    }
+    match view.mode {
+        Mode::Full => {}
+        Mode::Embed => q.push(("embed", "1".into())),
+        Mode::Presenter => q.push(("present", "1".into())),
+    }
+    if let Some(m) = view.predict {
+        q.push(("predict", mark_name(m).into()));
+    }
+    let query: Vec<String> = q
+        .into_iter()
+        .map(|(k, v)| format!("{k}={}", encode(&v)))
+        .collect();
+    format!("{base}?{}", query.join("&"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_issue_example_opens() {
+        let p =
+            parse_link("?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-ra&step=51234");
+        assert_eq!(p.ignored, vec![]);
+        assert_eq!(p.view.preset.as_deref(), Some("seed000-rev-huge"));
+        assert_eq!(p.view.scenario.kernel.label(), "v7.4-rc2");
+        assert_eq!(p.view.compare.as_ref().unwrap().label(), "v7.4-rc2+desc-ra");
+        assert_eq!(p.view.step, Some(51234));
+    }
+
+    #[test]
+    fn defaults_are_left_out() {
+        let p = parse_link("?v=1&preset=seed000-rev-huge&step=7");
+        assert_eq!(
+            to_link(&p.view, "https://x.example/f/"),
+            "https://x.example/f/?v=1&preset=seed000-rev-huge&step=7"
+        );
+        assert_eq!(to_link(&View::default(), ""), "?v=1");
+    }
+
+    #[test]
+    fn labels_with_toggles_parse_back() {
+        let mut k = Kernel::from_variant(Variant::V7_4Rc2DescRa);
+        k.patches = k
+            .patches
+            .without(Patch::MmapHitFaultAddress)
+            .with(Patch::ShmemFolioBatch);
+        assert_eq!(parse_kernel_label(&k.label()), Ok(k.clone()));
+        // A space is what '+' becomes in form encoding.
+        assert_eq!(parse_kernel_label(&k.label().replace('+', " ")), Ok(k));
+        assert!(parse_kernel_label("v9").is_err());
+        assert!(parse_kernel_label("v6.18+nonsense").is_err());
+    }
+
+    #[test]
+    fn bad_parameters_are_named_and_left_at_their_defaults() {
+        let p = parse_link("?v=1&size=0&step=zz&bogus=3&zoom=9-3&kernel=v6.18&hide=xarray,nope");
+        let names: Vec<&str> = p.ignored.iter().map(|i| i.param.as_str()).collect();
+        assert_eq!(names, vec!["bogus", "size", "step", "zoom", "hide"]);
+        assert_eq!(p.view.scenario.file_size, Scenario::default().file_size);
+        assert!(p.view.panels.xarray, "a bad hide list changes nothing");
+    }
+
+    #[test]
+    fn a_scenario_the_model_rejects_drops_the_parameter_it_names() {
+        // tmpfs files are read with read(): the model names `pattern`,
+        // whose default (fwd) does not fit tmpfs either, so `fs` goes too.
+        let p = parse_link("?v=1&fs=tmpfs&pattern=rev");
+        let names: Vec<&str> = p.ignored.iter().map(|i| i.param.as_str()).collect();
+        assert_eq!(names, vec!["pattern", "fs"], "{:?}", p.ignored);
+        assert!(p.view.scenario.config().is_ok());
+        // A read pattern fits.
+        let p = parse_link("?v=1&fs=tmpfs&pattern=read:1M&tmpfs_file=sparse");
+        assert_eq!(p.ignored, vec![]);
+        assert!(p.view.scenario.backing.is_tmpfs());
+    }
+
+    #[test]
+    fn an_unknown_schema_is_read_as_version_1() {
+        let p = parse_link("?v=7&step=3");
+        assert_eq!(p.ignored[0].param, "v");
+        assert_eq!(p.view.step, Some(3));
+    }
+}
