@@ -1,4 +1,6 @@
-//! The root component: the state, the play loop and the keyboard.
+//! The root component: the state, the play loop, the keyboard, the
+//! page's address (a permalink of the view, kept in the history), dropped
+//! probe reports, and the frame: full, embedded or presenter.
 
 use std::rc::Rc;
 
@@ -9,6 +11,8 @@ use gloo::render::{request_animation_frame, AnimationFrame};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use folioscope_scenario::link::{parse_link, to_link, Mode};
+
 use crate::components::{
     banner::Banner,
     compare_bar::CompareBar,
@@ -18,11 +22,19 @@ use crate::components::{
     header::Header,
     help::Help,
     plots::Plots,
+    probe_strip::ProbeStrip,
+    question::QuestionOverlay,
     ra_panel::RaPanel,
     scenario_panel::ScenarioPanel,
+    share::{OpenText, Shared},
     xarray_view::XarrayView,
 };
 use crate::state::{Action, AppState, Panel};
+use crate::url;
+
+/// How long the view must stay still before it becomes a history entry,
+/// so that playing does not flood the history.
+const HISTORY_DEBOUNCE_MS: u32 = 500;
 
 /// The app's state, shared with every component.
 pub type AppContext = UseReducerHandle<AppState>;
@@ -55,8 +67,93 @@ pub fn default_scenario() -> (Scenario, Option<folioscope_core::Kernel>) {
 pub fn App() -> Html {
     let state = use_reducer(|| {
         let (scenario, compare) = default_scenario();
-        AppState::new(scenario, compare, Some(DEFAULT_PRESET.to_string()))
+        let start = AppState::new(scenario, compare, Some(DEFAULT_PRESET.to_string()));
+        let query = url::query();
+        if query.trim_start_matches('?').is_empty() {
+            return start;
+        }
+        let parsed = parse_link(&query);
+        AppState::from_view(&parsed.view, &parsed.ignored, start)
     });
+
+    // The address follows the view: the first settled view replaces the
+    // loaded address, later ones become history entries; going back or
+    // forward restores the view of that entry without adding one.
+    {
+        let timer: Rc<std::cell::RefCell<Option<gloo::timers::callback::Timeout>>> =
+            use_mut_ref(|| None);
+        let first = use_mut_ref(|| true);
+        let restoring = use_mut_ref(|| false);
+        {
+            let restoring = restoring.clone();
+            let d = state.dispatcher();
+            use_effect_with((), move |_| {
+                let listener = EventListener::new(&gloo::utils::window(), "popstate", move |_| {
+                    *restoring.borrow_mut() = true;
+                    let p = parse_link(&url::query());
+                    d.dispatch(Action::OpenView(Box::new(p.view), p.ignored));
+                });
+                move || drop(listener)
+            });
+        }
+        let link = to_link(&state.view(), &url::base());
+        use_effect_with(link, move |link| {
+            let link = link.clone();
+            let t = gloo::timers::callback::Timeout::new(HISTORY_DEBOUNCE_MS, move || {
+                if link != url::href() {
+                    let push = !*first.borrow() && !*restoring.borrow();
+                    url::set(&link, push);
+                }
+                *first.borrow_mut() = false;
+                *restoring.borrow_mut() = false;
+            });
+            *timer.borrow_mut() = Some(t);
+        });
+    }
+
+    // A `folioscope probe --json` report dropped anywhere on the page.
+    {
+        let d = state.dispatcher();
+        use_effect_with((), move |_| {
+            let window = gloo::utils::window();
+            let options = gloo::events::EventListenerOptions::enable_prevent_default();
+            let over = EventListener::new_with_options(&window, "dragover", options, |e| {
+                e.prevent_default();
+            });
+            let drop_listener =
+                EventListener::new_with_options(&window, "drop", options, move |e| {
+                    e.prevent_default();
+                    let Some(file) = e
+                        .dyn_ref::<web_sys::DragEvent>()
+                        .and_then(|e| e.data_transfer())
+                        .and_then(|t| t.files())
+                        .and_then(|f| f.get(0))
+                    else {
+                        return;
+                    };
+                    let d = d.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let text = wasm_bindgen_futures::JsFuture::from(file.text())
+                            .await
+                            .ok()
+                            .and_then(|v| v.as_string())
+                            .unwrap_or_default();
+                        match crate::probe::load(&text) {
+                            Ok((overlay, scenario, step)) => {
+                                d.dispatch(Action::Probe(Rc::new(overlay), scenario, step))
+                            }
+                            Err((field, message)) => {
+                                d.dispatch(Action::Reject(format!("probe report {field}"), message))
+                            }
+                        }
+                    });
+                });
+            move || {
+                drop(over);
+                drop(drop_listener);
+            }
+        });
+    }
 
     // The play loop: one animation frame, one tick of speed/60 accesses.
     {
@@ -89,41 +186,58 @@ pub fn App() -> Html {
     // Keyboard shortcuts.
     {
         let dispatcher = state.dispatcher();
-        use_effect_with((), move |_| {
-            let window = gloo::utils::window();
-            let options = gloo::events::EventListenerOptions::enable_prevent_default();
-            let listener = EventListener::new_with_options(&window, "keydown", options, move |e| {
-                let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
-                    return;
-                };
-                // Typing in a field is not a shortcut.
-                if let Some(t) = e
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                {
-                    if matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA") {
-                        return;
-                    }
-                }
-                let action = match (e.key().as_str(), e.shift_key()) {
-                    (" ", _) => Some(Action::TogglePlay),
-                    ("ArrowRight", false) => Some(Action::StepBy(1)),
-                    ("ArrowLeft", false) => Some(Action::StepBy(-1)),
-                    ("ArrowRight", true) => Some(Action::StepEvent(true)),
-                    ("ArrowLeft", true) => Some(Action::StepEvent(false)),
-                    ("Home", _) => Some(Action::Seek(0)),
-                    ("End", _) => Some(Action::Seek(u64::MAX)),
-                    ("?", _) => Some(Action::ToggleHelp),
-                    ("Escape", _) => Some(Action::DismissBanner),
-                    _ => None,
-                };
-                if let Some(a) = action {
-                    e.prevent_default();
-                    dispatcher.dispatch(a);
-                }
-            });
-            move || drop(listener)
-        });
+        let mode = state.mode;
+        let predicting = state.predict.is_some();
+        let asking = state.question.as_ref().map(|q| q.given.is_none());
+        use_effect_with(
+            (mode, predicting, asking),
+            move |&(mode, predicting, asking)| {
+                let window = gloo::utils::window();
+                let options = gloo::events::EventListenerOptions::enable_prevent_default();
+                let listener =
+                    EventListener::new_with_options(&window, "keydown", options, move |e| {
+                        let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
+                            return;
+                        };
+                        // Typing in a field is not a shortcut.
+                        if let Some(t) = e
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        {
+                            if matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA") {
+                                return;
+                            }
+                        }
+                        let action = match (e.key().as_str(), e.shift_key()) {
+                            (" ", _) => Some(Action::TogglePlay),
+                            ("ArrowRight", false) => Some(Action::StepBy(1)),
+                            ("ArrowLeft", false) => Some(Action::StepBy(-1)),
+                            ("ArrowRight", true) => Some(Action::StepEvent(true)),
+                            ("ArrowLeft", true) => Some(Action::StepEvent(false)),
+                            ("Home", _) => Some(Action::Seek(0)),
+                            ("End", _) => Some(Action::Seek(u64::MAX)),
+                            ("?", _) => Some(Action::ToggleHelp),
+                            ("Escape", _) => Some(Action::DismissBanner),
+                            // A presentation clicker sends PageDown, PageUp and b.
+                            ("PageDown", _) if predicting => match asking {
+                                Some(true) => None,
+                                _ => Some(Action::Ask),
+                            },
+                            ("PageDown", _) => Some(Action::StepEvent(true)),
+                            ("PageUp", _) => Some(Action::StepEvent(false)),
+                            ("b" | "B" | ".", _) if mode == Mode::Presenter => {
+                                Some(Action::ToggleBlank)
+                            }
+                            _ => None,
+                        };
+                        if let Some(a) = action {
+                            e.prevent_default();
+                            dispatcher.dispatch(a);
+                        }
+                    });
+                move || drop(listener)
+            },
+        );
     }
 
     let toggle = |p: Panel| {
@@ -132,15 +246,46 @@ pub fn App() -> Html {
     };
     let panels = state.panels;
     let comparing = state.compare.is_some();
+    let probe = state.probe.is_some();
+    if state.mode == Mode::Embed {
+        // The minimal frame for iframes: strip, ra panel, timeline, and a
+        // way back to the full view.
+        let mut full = state.view();
+        full.mode = Mode::Full;
+        let full_link = to_link(&full, &url::base());
+        return html! {
+            <ContextProvider<AppContext> context={state.clone()}>
+                <div class="app embed" data-testid="embed">
+                    <div class="embed-bar">
+                        <strong>{ "folioscope" }</strong>
+                        <span class="muted">{ format!(" {}", state.scenario.kernel.label()) }</span>
+                        <a href={full_link} target="_blank" rel="noopener" data-testid="full-view">{ "open the full view \u{2197}" }</a>
+                    </div>
+                    <Banner />
+                    <FileStrip side={Side::A} />
+                    if comparing { <FileStrip side={Side::B} /> }
+                    <Controls />
+                    <div class={classes!("ra-row", comparing.then_some("two"))}>
+                        <RaPanel side={Side::A} />
+                        if comparing { <RaPanel side={Side::B} /> }
+                    </div>
+                </div>
+            </ContextProvider<AppContext>>
+        };
+    }
+    let presenter = state.mode == Mode::Presenter;
     html! {
         <ContextProvider<AppContext> context={state.clone()}>
+            <div class={classes!("app", presenter.then_some("presenter"))} data-testid={if presenter { "presenter-view" } else { "full-view" }}>
             <Header />
             <Banner />
-            <main class="layout">
-                <ScenarioPanel />
+            <Shared />
+            <main class={classes!("layout", presenter.then_some("no-editing"))}>
+                if !presenter { <ScenarioPanel /> }
                 <section class="stage">
                     <CompareBar />
                     <FileStrip side={Side::A} />
+                    if probe { <ProbeStrip /> }
                     if comparing { <FileStrip side={Side::B} /> }
                     <Controls />
                     <div class={classes!("ra-row", comparing.then_some("two"))}>
@@ -159,7 +304,11 @@ pub fn App() -> Html {
                     </div>
                 </section>
             </main>
+            <QuestionOverlay />
+            <OpenText />
             if state.help { <Help /> }
+            if state.blank { <div class="blank" data-testid="blank" /> }
+            </div>
         </ContextProvider<AppContext>>
     }
 }

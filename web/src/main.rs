@@ -8,8 +8,11 @@ mod app;
 mod components;
 mod palette;
 mod panic;
+mod predict;
+mod probe;
 mod state;
 mod strip;
+mod url;
 
 fn main() {
     panic::install();

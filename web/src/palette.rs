@@ -34,6 +34,8 @@ pub const UNCACHED: [u8; 3] = [236, 236, 232];
 pub const LOCKED: [u8; 3] = [230, 159, 0];
 /// Folios in the cache but not uptodate and not under I/O (fallocated).
 pub const NOT_UPTODATE: [u8; 3] = [120, 120, 120];
+/// Pages where the real kernel and the model differ.
+pub const DIFF: [u8; 3] = [204, 0, 0];
 /// PG_readahead ticks.
 pub const READAHEAD: [u8; 3] = [213, 94, 0];
 /// PTE-mapped band.

@@ -7,8 +7,11 @@ use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 
 use folioscope_core::{Event, EventKind, EventSink, Kernel, Mark, Simulation, Timeline};
+use folioscope_scenario::link::{Ignored, Mode, Panels as LinkPanels, View};
 use folioscope_scenario::Scenario;
 use yew::Reducible;
+
+use crate::probe::ProbeOverlay;
 
 /// Checkpoint memory the app allows one timeline.
 pub const CHECKPOINT_BUDGET: usize = 96 << 20;
@@ -21,6 +24,57 @@ pub fn field_label(field: &str) -> String {
         "memory_limit" => "memory limit".into(),
         f => f.into(),
     }
+}
+
+/// A banner: what was refused, and what the app did instead.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BannerMsg {
+    pub field: String,
+    pub message: String,
+    pub note: &'static str,
+}
+
+impl BannerMsg {
+    /// A rejected edit: the view keeps the last good scenario.
+    pub fn rejected(field: String, message: String) -> Self {
+        BannerMsg {
+            field,
+            message,
+            note: "the view keeps the last good scenario",
+        }
+    }
+
+    /// Parameters of a link the view could not use.
+    pub fn ignored(list: &[Ignored]) -> Option<Self> {
+        (!list.is_empty()).then(|| BannerMsg {
+            field: if list.len() == 1 {
+                "link parameter ignored".into()
+            } else {
+                format!("{} link parameters ignored", list.len())
+            },
+            message: list
+                .iter()
+                .map(|i| format!("{} ({})", i.param, i.reason))
+                .collect::<Vec<_>>()
+                .join("; "),
+            note: "each is left at its default",
+        })
+    }
+}
+
+/// A predict-mode question, asked just before the event it is about.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Question {
+    pub mark: Mark,
+    /// The step the question is asked at, and the step that answers it.
+    pub ask_at: u64,
+    pub reveal_at: u64,
+    pub prompt: String,
+    /// The true answer, and its unit.
+    pub answer: u64,
+    pub unit: &'static str,
+    /// The audience's answer, once given: the reveal.
+    pub given: Option<u64>,
 }
 
 /// One line of the event log: an event, the access that made it (1-based)
@@ -176,7 +230,7 @@ pub struct AppState {
     /// The pages in view: `[first, end)`.
     pub zoom: (u64, u64),
     /// A rejected parameter: the field and why. The last good state stays.
-    pub banner: Option<(String, String)>,
+    pub banner: Option<BannerMsg>,
     pub help: bool,
     /// What "next" jumps to.
     pub mark: Mark,
@@ -186,6 +240,19 @@ pub struct AppState {
     pub panels: Panels,
     /// The preset on screen, if the scenario still is one.
     pub preset: Option<String>,
+    /// Full, embedded or presenter framing.
+    pub mode: Mode,
+    /// The event kind predict mode asks about, and the open question.
+    pub predict: Option<Mark>,
+    pub question: Option<Question>,
+    /// The presenter's blank screen (`b`).
+    pub blank: bool,
+    /// The open-from-text dialog.
+    pub open_text: bool,
+    /// A dropped `folioscope probe` report, shown under the model.
+    pub probe: Option<Rc<ProbeOverlay>>,
+    /// The last link or text copied, shown for copying by hand.
+    pub shared: Option<String>,
     /// Bumped on every change, so that canvases know to redraw.
     pub generation: u64,
 }
@@ -217,6 +284,22 @@ pub enum Action {
     Reject(String, String),
     DismissBanner,
     ToggleHelp,
+    /// A view from a link (at load, on back/forward, or opened from text),
+    /// with the parameters it had to ignore.
+    OpenView(Box<View>, Vec<Ignored>),
+    SetMode(Mode),
+    ToggleBlank,
+    SetPredict(Option<Mark>),
+    /// Move to just before the next predicted event and ask about it.
+    Ask,
+    /// The audience's answer: reveal the event.
+    Answer(u64),
+    CloseQuestion,
+    ShowOpenText(bool),
+    Shared(Option<String>),
+    /// A probe report was dropped on the app.
+    Probe(Rc<ProbeOverlay>, Scenario, u64),
+    CloseProbe,
 }
 
 impl PartialEq for AppState {
@@ -250,10 +333,84 @@ impl AppState {
             log_text: String::new(),
             panels: Panels::default(),
             preset,
+            mode: Mode::Full,
+            predict: None,
+            question: None,
+            blank: false,
+            open_text: false,
+            probe: None,
+            shared: None,
             generation: 0,
         };
         let end = run.timeline.len();
         state.with_run(scenario, run, compare).at(end)
+    }
+
+    /// The app as a link's view describes it; a scenario the model
+    /// rejects (which a parsed link never holds) falls back to `fallback`.
+    pub fn from_view(view: &View, ignored: &[Ignored], fallback: AppState) -> AppState {
+        let Ok(run) = Run::new(&view.scenario) else {
+            return fallback;
+        };
+        let mut s = AppState {
+            generation: fallback.generation + 1,
+            ..fallback
+        };
+        s = s.with_run(view.scenario.clone(), run, view.compare.clone());
+        s.preset = view.preset.clone();
+        let pages = s.pages();
+        s.zoom = view.zoom.unwrap_or((0, pages));
+        s.panels = Panels {
+            xarray: view.panels.xarray,
+            log: view.panels.log,
+            plots: view.panels.plots,
+        };
+        s.mark = view.mark;
+        s.mode = view.mode;
+        s.predict = view.predict;
+        s.question = None;
+        s.playing = false;
+        let len = s.len();
+        let step = view.step.unwrap_or(len).min(len);
+        let mut ignored: Vec<Ignored> = ignored.to_vec();
+        s = match view.event {
+            Some(e) if step < len => {
+                let events = Rc::new(s.run.timeline.events_of(step + 1));
+                if (e as usize) < events.len() {
+                    s.inside(step, events, e as usize)
+                } else {
+                    ignored.push(Ignored {
+                        param: "ev".into(),
+                        reason: format!("access {} has {} events", step + 1, events.len()),
+                    });
+                    s.at(step)
+                }
+            }
+            _ => s.at(step),
+        };
+        s.banner = BannerMsg::ignored(&ignored);
+        s
+    }
+
+    /// The view a link of this state restores.
+    pub fn view(&self) -> View {
+        let len = self.len();
+        View {
+            preset: self.preset.clone(),
+            scenario: self.scenario.clone(),
+            compare: self.compare.as_ref().map(|c| c.run.scenario.kernel.clone()),
+            step: (self.step < len).then_some(self.step),
+            event: self.cursor.as_ref().map(|c| c.applied as u32),
+            zoom: (self.zoom != (0, self.pages())).then_some(self.zoom),
+            panels: LinkPanels {
+                xarray: self.panels.xarray,
+                log: self.panels.log,
+                plots: self.panels.plots,
+            },
+            mark: self.mark,
+            mode: self.mode,
+            predict: self.predict,
+        }
     }
 
     pub fn len(&self) -> u64 {
@@ -289,6 +446,13 @@ impl AppState {
             log_text: self.log_text.clone(),
             panels: self.panels,
             preset: self.preset.clone(),
+            mode: self.mode,
+            predict: self.predict,
+            question: self.question.clone(),
+            blank: self.blank,
+            open_text: self.open_text,
+            probe: self.probe.clone(),
+            shared: self.shared.clone(),
             generation: self.generation + 1,
         }
     }
@@ -355,7 +519,7 @@ impl Reducible for AppState {
                 }
                 Err((field, message)) => {
                     let mut s = self.next();
-                    s.banner = Some((field, message));
+                    s.banner = Some(BannerMsg::rejected(field, message));
                     s
                 }
             },
@@ -368,7 +532,7 @@ impl Reducible for AppState {
                 }
                 Err((field, message)) => {
                     let mut s = self.next();
-                    s.banner = Some((field, message));
+                    s.banner = Some(BannerMsg::rejected(field, message));
                     s
                 }
             },
@@ -488,7 +652,7 @@ impl Reducible for AppState {
             }
             Action::Reject(field, message) => {
                 let mut s = self.next();
-                s.banner = Some((field, message));
+                s.banner = Some(BannerMsg::rejected(field, message));
                 s
             }
             Action::DismissBanner => {
@@ -499,6 +663,101 @@ impl Reducible for AppState {
             Action::ToggleHelp => {
                 let mut s = self.next();
                 s.help = !s.help;
+                s
+            }
+            Action::OpenView(view, ignored) => {
+                let mut fallback = self.next();
+                fallback.banner = BannerMsg::ignored(&ignored);
+                let mut s = AppState::from_view(&view, &ignored, fallback);
+                s.probe = None;
+                s.open_text = false;
+                s
+            }
+            Action::SetMode(m) => {
+                let mut s = self.next();
+                s.mode = m;
+                s.blank = false;
+                s
+            }
+            Action::ToggleBlank => {
+                let mut s = self.next();
+                s.blank = !s.blank;
+                s
+            }
+            Action::SetPredict(m) => {
+                let mut s = self.next();
+                s.predict = m;
+                s.question = None;
+                s
+            }
+            Action::Ask => {
+                let Some(mark) = self.predict else {
+                    return self;
+                };
+                match crate::predict::question(&self.run.timeline, mark, self.step) {
+                    Some(q) => {
+                        let ask_at = q.ask_at;
+                        let mut s = self.next();
+                        s.playing = false;
+                        s.question = Some(q);
+                        s.at(ask_at)
+                    }
+                    None => {
+                        let mut s = self.next();
+                        s.banner = Some(BannerMsg {
+                            field: "predict".into(),
+                            message: format!("no {} after step {}", mark.name(), self.step),
+                            note: "the run ends first",
+                        });
+                        s
+                    }
+                }
+            }
+            Action::Answer(given) => {
+                let Some(mut q) = self.question.clone() else {
+                    return self;
+                };
+                q.given = Some(given);
+                let reveal_at = q.reveal_at;
+                let mut s = self.next();
+                s.question = Some(q);
+                s.at(reveal_at)
+            }
+            Action::CloseQuestion => {
+                let mut s = self.next();
+                s.question = None;
+                s
+            }
+            Action::ShowOpenText(open) => {
+                let mut s = self.next();
+                s.open_text = open;
+                s
+            }
+            Action::Shared(text) => {
+                let mut s = self.next();
+                s.shared = text;
+                s
+            }
+            Action::Probe(overlay, scenario, step) => match Run::new(&scenario) {
+                Ok(run) => {
+                    let mut s = self.next().with_run(scenario, run, None);
+                    s.preset = None;
+                    s.probe = Some(overlay);
+                    s.at(step)
+                }
+                Err((field, message)) => {
+                    let mut s = self.next();
+                    s.banner = Some(BannerMsg {
+                        field: format!("probe report {field}"),
+                        message,
+                        note: "the report was not loaded",
+                    });
+                    s
+                }
+            },
+            Action::CloseProbe => {
+                let mut s = self.next();
+                s.probe = None;
                 s
             }
         };

@@ -1,4 +1,5 @@
-//! The banner that names a rejected parameter; the last good state stays.
+//! The banner that names a rejected parameter, or the parameters of a link
+//! the view had to ignore, and what the app did instead.
 
 use yew::prelude::*;
 
@@ -8,7 +9,7 @@ use crate::state::Action;
 #[component]
 pub fn Banner() -> Html {
     let state = use_context::<AppContext>().expect("app context");
-    let Some((field, message)) = state.banner.clone() else {
+    let Some(b) = state.banner.clone() else {
         return html! {};
     };
     let dismiss = {
@@ -17,8 +18,8 @@ pub fn Banner() -> Html {
     };
     html! {
         <div class="banner" role="alert" data-testid="banner">
-            <strong>{ format!("{field}: ") }</strong>{ message }
-            <span class="banner-note">{ " (the view keeps the last good scenario)" }</span>
+            <strong>{ format!("{}: ", b.field) }</strong>{ b.message }
+            <span class="banner-note">{ format!(" ({})", b.note) }</span>
             <button onclick={dismiss} aria-label="dismiss">{ "×" }</button>
         </div>
     }

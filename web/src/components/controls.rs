@@ -89,6 +89,9 @@ pub fn Controls() -> Html {
                         }) }
                     </select>
                 </label>
+                if state.mode != folioscope_scenario::link::Mode::Embed {
+                    <crate::components::question::PredictControls />
+                }
                 <label class="jump">{ "step " }
                     <input type="text" data-testid="jump" size="9" value={state.step.to_string()} onchange={onjump} aria-label="jump to step" />
                     <span class="muted">{ format!(" of {len}") }{ inside }</span>

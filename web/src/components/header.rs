@@ -12,6 +12,7 @@ pub fn Header() -> Html {
         <header class="header">
             <h1>{ "folioscope" }</h1>
             <span class="subtitle">{ "the Linux page cache, visible" }</span>
+            <crate::components::share::ShareButtons />
             <span class="kernel" data-testid="kernel">{ s.kernel.label() }</span>
         </header>
     }

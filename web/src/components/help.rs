@@ -17,6 +17,11 @@ pub fn Help() -> Html {
         ("← →", "one access back / forward"),
         ("shift + ← →", "one event back / forward"),
         ("Home / End", "first / last step"),
+        (
+            "PageDown / PageUp",
+            "one event forward / back (a clicker's keys); in predict mode, ask",
+        ),
+        ("b", "blank the screen (presenter mode)"),
         ("?", "this help"),
         ("Esc", "dismiss a banner"),
     ];

@@ -1,0 +1,97 @@
+//! Predict mode's question, over the view: the audience answers, then the
+//! app steps to the event and shows how close they were.
+
+use folioscope_core::Mark;
+use yew::prelude::*;
+
+use crate::app::AppContext;
+use crate::state::Action;
+
+/// The select and button that start predict mode, for the controls.
+#[component]
+pub fn PredictControls() -> Html {
+    let state = use_context::<AppContext>().expect("app context");
+    let onchange = {
+        let d = state.dispatcher();
+        Callback::from(move |e: Event| {
+            let sel: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let m = Mark::ALL.into_iter().find(|m| m.name() == sel.value());
+            d.dispatch(Action::SetPredict(m));
+        })
+    };
+    let ask = {
+        let d = state.dispatcher();
+        Callback::from(move |_| d.dispatch(Action::Ask))
+    };
+    let current = state.predict.map(|m| m.name()).unwrap_or("");
+    html! {
+        <label class="predict">{ "predict " }
+            <select {onchange} data-testid="predict">
+                <option value="" selected={current.is_empty()}>{ "off" }</option>
+                { for Mark::ALL.iter().map(|m| html! {
+                    <option value={m.name()} selected={current == m.name()}>{ format!("next {}", m.name()) }</option>
+                }) }
+            </select>
+            if state.predict.is_some() {
+                <button onclick={ask} data-testid="ask">{ "ask" }</button>
+            }
+        </label>
+    }
+}
+
+#[component]
+pub fn QuestionOverlay() -> Html {
+    let state = use_context::<AppContext>().expect("app context");
+    let input = use_node_ref();
+    let Some(q) = state.question.clone() else {
+        return html! {};
+    };
+    let reveal = {
+        let input = input.clone();
+        let d = state.dispatcher();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let v = input
+                .cast::<web_sys::HtmlInputElement>()
+                .and_then(|i| i.value().trim().parse::<u64>().ok());
+            if let Some(v) = v {
+                d.dispatch(Action::Answer(v));
+            }
+        })
+    };
+    let close = {
+        let d = state.dispatcher();
+        Callback::from(move |_| d.dispatch(Action::CloseQuestion))
+    };
+    let next = {
+        let d = state.dispatcher();
+        Callback::from(move |_| d.dispatch(Action::Ask))
+    };
+    html! {
+        <div class="question" role="dialog" data-testid="question">
+            <h2>{ format!("Predict: next {}", q.mark.name()) }</h2>
+            <p data-testid="question-prompt">{ q.prompt.clone() }</p>
+            { match q.given {
+                None => html! {
+                    <form onsubmit={reveal}>
+                        <input ref={input} type="number" min="0" data-testid="answer" placeholder={q.unit} />
+                        <button type="submit" data-testid="reveal">{ "Reveal" }</button>
+                    </form>
+                },
+                Some(given) => {
+                    let off = given.abs_diff(q.answer);
+                    html! {
+                        <div>
+                            <p class="reveal" data-testid="revealed">
+                                { format!("Answer: {} {} (you said {given}", q.answer, q.unit) }
+                                { if off == 0 { ", exactly right)".to_string() } else { format!(", off by {off})") } }
+                            </p>
+                            <button onclick={next} data-testid="ask-next">{ "Ask about the next one" }</button>
+                            <button onclick={close.clone()}>{ "Close" }</button>
+                        </div>
+                    }
+                }
+            } }
+        </div>
+    }
+}

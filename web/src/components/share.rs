@@ -1,0 +1,158 @@
+//! Sharing: "Copy link" and "Copy as text" (the same permalink and mail
+//! text as `folioscope link` and `folioscope export`), "Open from text",
+//! and the switch to presenter mode. The last thing copied stays on screen
+//! in a field, for browsers that refuse the clipboard.
+
+use folioscope_scenario::export::{export, parse_text};
+use folioscope_scenario::link::{to_link, Mode};
+use folioscope_scenario::seeds;
+use yew::prelude::*;
+
+use crate::app::AppContext;
+use crate::state::{Action, BannerMsg};
+use crate::url;
+
+/// Accesses of events around the step that "Copy as text" lists.
+const TEXT_EVENTS: u64 = 2;
+
+#[component]
+pub fn ShareButtons() -> Html {
+    let state = use_context::<AppContext>().expect("app context");
+    let copy_link = {
+        let state = state.clone();
+        Callback::from(move |_| {
+            let link = to_link(&state.view(), &url::base());
+            url::copy(&link);
+            state.dispatch(Action::Shared(Some(link)));
+        })
+    };
+    let copy_text = {
+        let state = state.clone();
+        Callback::from(move |_| {
+            let view = state.view();
+            let title = view
+                .preset
+                .as_deref()
+                .and_then(seeds::row)
+                .map(|r| r.title)
+                .unwrap_or_else(|| "a scenario".into());
+            match export(&view, &title, &url::base(), TEXT_EVENTS) {
+                Ok(text) => {
+                    url::copy(&text);
+                    state.dispatch(Action::Shared(Some(text)));
+                }
+                Err(e) => state.dispatch(Action::Reject("text".into(), e)),
+            }
+        })
+    };
+    let open_text = {
+        let d = state.dispatcher();
+        Callback::from(move |_| d.dispatch(Action::ShowOpenText(true)))
+    };
+    let presenter = state.mode == Mode::Presenter;
+    let toggle_presenter = {
+        let d = state.dispatcher();
+        Callback::from(move |_| {
+            d.dispatch(Action::SetMode(if presenter {
+                Mode::Full
+            } else {
+                Mode::Presenter
+            }))
+        })
+    };
+    html! {
+        <div class="share">
+            <button onclick={copy_link} data-testid="copy-link">{ "Copy link" }</button>
+            <button onclick={copy_text} data-testid="copy-text">{ "Copy as text" }</button>
+            <button onclick={open_text} data-testid="open-text">{ "Open from text" }</button>
+            <button onclick={toggle_presenter} data-testid="presenter" aria-pressed={presenter.to_string()}>
+                { if presenter { "Leave presenter mode" } else { "Presenter mode" } }
+            </button>
+        </div>
+    }
+}
+
+/// The last link or text copied, selectable.
+#[component]
+pub fn Shared() -> Html {
+    let state = use_context::<AppContext>().expect("app context");
+    let Some(text) = state.shared.clone() else {
+        return html! {};
+    };
+    let close = {
+        let d = state.dispatcher();
+        Callback::from(move |_| d.dispatch(Action::Shared(None)))
+    };
+    let rows = text.lines().count().clamp(1, 14);
+    html! {
+        <div class="shared" data-testid="shared">
+            <span class="muted">{ "Copied to the clipboard:" }</span>
+            if rows == 1 {
+                <input readonly=true value={text} data-testid="shared-text" />
+            } else {
+                <textarea readonly=true rows={rows.to_string()} value={text} data-testid="shared-text" />
+            }
+            <button onclick={close} aria-label="close">{ "×" }</button>
+        </div>
+    }
+}
+
+/// Paste a mail's text or a bare permalink, and open it.
+#[component]
+pub fn OpenText() -> Html {
+    let state = use_context::<AppContext>().expect("app context");
+    let area = use_node_ref();
+    let error = use_state(|| None::<String>);
+    if !state.open_text {
+        return html! {};
+    }
+    let open = {
+        let area = area.clone();
+        let error = error.clone();
+        let d = state.dispatcher();
+        Callback::from(move |_| {
+            let text = area
+                .cast::<web_sys::HtmlTextAreaElement>()
+                .map(|a| a.value())
+                .unwrap_or_default();
+            match parse_text(&text) {
+                Ok(p) => {
+                    error.set(None);
+                    d.dispatch(Action::OpenView(Box::new(p.view), p.ignored));
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        })
+    };
+    let cancel = {
+        let d = state.dispatcher();
+        Callback::from(move |_| d.dispatch(Action::ShowOpenText(false)))
+    };
+    let banner = error.as_ref().map(|e| {
+        let (field, message) = e.split_once(": ").unwrap_or(("text", e));
+        BannerMsg {
+            field: field.into(),
+            message: message.into(),
+            note: "nothing was opened",
+        }
+    });
+    html! {
+        <div class="overlay" data-testid="open-text-dialog">
+            <div class="dialog">
+                <h2>{ "Open from text" }</h2>
+                <p class="muted">{ "Paste a folioscope text from a mail, or just its link." }</p>
+                <textarea ref={area} rows="10" data-testid="open-text-input" />
+                if let Some(b) = banner {
+                    <div class="banner" role="alert" data-testid="open-text-error">
+                        <strong>{ format!("{}: ", b.field) }</strong>{ b.message }
+                        <span class="banner-note">{ format!(" ({})", b.note) }</span>
+                    </div>
+                }
+                <div class="dialog-buttons">
+                    <button onclick={open} data-testid="open-text-go">{ "Open" }</button>
+                    <button onclick={cancel}>{ "Cancel" }</button>
+                </div>
+            </div>
+        </div>
+    }
+}
