@@ -74,6 +74,8 @@ const ctx = {
   base, newPage, expect, expectEq,
   shot: async (page, name) => page.screenshot({ path: path.join(OUT, name + '.png'), fullPage: true }),
   cli: (args) => JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8' })),
+  cliText: (args) => execFileSync(CLI, args, { encoding: 'utf8' }),
+  repo: path.dirname(here),
   text: async (page, id) => (await page.textContent(`[data-testid="${id}"]`)).trim(),
   log: (...a) => console.log('   ', ...a),
   outDir: OUT,
