@@ -42,6 +42,39 @@ fn bad_input_is_one_line_naming_the_option_and_exit_2() {
             "--fault-around-bytes",
         ),
         (&["run", "--no-such-option"], "--no-such-option"),
+        (&["run", "--fs", "zfs"], "--fs"),
+        (&["run", "--tmpfs-huge", "on"], "--tmpfs-huge"),
+        (&["run", "--fs", "tmpfs", "--pattern", "fwd"], "--pattern"),
+        (
+            &[
+                "run",
+                "--fs",
+                "tmpfs",
+                "--tmpfs-file",
+                "sparse",
+                "--hwpoison",
+                "3",
+                "--pattern",
+                "read:4k",
+            ],
+            "--hwpoison",
+        ),
+        (
+            &[
+                "run",
+                "--kernel",
+                "v7.1-rc5+fbatch",
+                "--patch",
+                "fbatch-3-willy-shmem",
+            ],
+            "--kernel",
+        ),
+        (&["compare", "seed-9"], "seed"),
+        (&["link", "--preset", "nope"], "--preset"),
+        (&["link", "--compare", "v0"], "--compare"),
+        (&["link", "--step", "99999999"], "--step"),
+        (&["link", "--base-url", "http://x/?a=1"], "--base-url"),
+        (&["export", "--file-size", "0"], "--file-size"),
     ];
     for (args, name) in cases {
         let (code, stdout, stderr) = folioscope(args);
@@ -118,4 +151,67 @@ fn step_stops_early_and_events_name_kernel_functions() {
     assert!(stdout.contains("do_sync_mmap_readahead: window start 3071 size 2048 async_size 512"));
     assert!(stdout.contains("mm_account_fault: page 4095: major fault"));
     assert!(stdout.contains("step 1 of 4096"));
+}
+
+#[test]
+fn link_and_export_write_what_the_app_opens() {
+    let (code, out, err) = folioscope(&[
+        "link",
+        "--preset",
+        "seed000-rev-huge",
+        "--step",
+        "51234",
+        "--base-url",
+        "https://f.example/x/",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.trim(),
+        "https://f.example/x/?v=1&preset=seed000-rev-huge&step=51234"
+    );
+    // Options given with a preset change it; defaults do not.
+    let (_, out, _) = folioscope(&[
+        "link",
+        "--preset",
+        "seed000-rev-huge",
+        "--madvise",
+        "sequential",
+        "--base-url",
+        "",
+    ]);
+    assert_eq!(
+        out.trim(),
+        "?v=1&preset=seed000-rev-huge&madvise=sequential"
+    );
+    let (code, out, err) = folioscope(&[
+        "export",
+        "--kernel",
+        "v6.18",
+        "--compare",
+        "v7.4-rc2",
+        "--file-size",
+        "64M",
+        "--pattern",
+        "rev",
+        "--madvise",
+        "hugepage",
+        "--step",
+        "100",
+        "--events",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().all(|l| l.chars().count() <= 78), "{out}");
+    // The link is longer than a line: wrapped in <...>, and joined again.
+    assert!(
+        out.contains("<http://127.0.0.1:8080/?v=1&kernel=v6.18,v7.4-rc2&size=64M"),
+        "{out}"
+    );
+    let parsed = folioscope_scenario::export::parse_text(&out).unwrap();
+    assert_eq!(parsed.ignored, vec![]);
+    assert_eq!(parsed.view.step, Some(100));
+    assert_eq!(
+        parsed.view.compare.map(|k| k.label()),
+        Some("v7.4-rc2".into())
+    );
 }
