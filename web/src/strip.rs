@@ -80,40 +80,47 @@ fn folio_columns(m: &Machine, view: View) -> Vec<Column> {
     let bounds: Vec<u64> = (0..=w).map(|x| view.page_at(x)).collect();
     let col_end = |x: usize| bounds[x + 1].max(bounds[x] + 1);
     let last = w as usize - 1;
-    let (mut x0, mut x0_end) = (0usize, col_end(0));
+    // The column under the cursor: its first page, its end, and where the
+    // next column starts (the same page when zoomed in past one page).
+    let (mut x0, mut lo, mut hi, mut next) = (0usize, bounds[0], col_end(0), bounds[1]);
+    let uptodate_only = FolioFlags::UPTODATE.bits();
+    let state_bits = FolioFlags::UPTODATE.union(FolioFlags::LOCKED).bits();
     m.cache
         .xa
         .for_each_entry_in(view.first, view.end - 1, |start, _order, e| {
             let Entry::Pointer(p) = e else { return };
             let f = Folio::decode(start, p);
             let (s, e) = (f.index.max(view.first), f.next_index().min(view.end));
-            while x0 < last && x0_end <= s {
+            while x0 < last && hi <= s {
                 x0 += 1;
-                x0_end = col_end(x0);
+                lo = bounds[x0];
+                hi = col_end(x0);
+                next = bounds[x0 + 1];
             }
-            let locked = f.test(FolioFlags::LOCKED);
-            let uptodate = f.test(FolioFlags::UPTODATE);
-            let add = |col: &mut Column, n: u64| {
-                if locked {
-                    col.locked = true;
-                } else if !uptodate {
-                    // Present, idle and never read or written: a
-                    // fallocated tmpfs folio.
-                    col.stale = true;
-                } else {
-                    col.by_order[(f.order as usize).min(13)] += n as u32;
-                    col.resident += n as u32;
-                }
-            };
-            if e <= x0_end && s >= bounds[x0] && bounds[x0 + 1] >= e {
-                // The common case when zoomed out: inside one column.
-                add(&mut cols[x0], e - s);
+            let bits = f.flags.bits() & state_bits;
+            let order = (f.order as usize).min(13);
+            if e <= hi && s >= lo && next >= e && bits == uptodate_only {
+                // The common case when zoomed out: a resident folio inside
+                // one column.
+                let col = &mut cols[x0];
+                col.by_order[order] += (e - s) as u32;
+                col.resident += (e - s) as u32;
             } else {
                 let mut x = x0;
                 while x < w as usize && bounds[x] < e {
                     let n = e.min(col_end(x)).saturating_sub(s.max(bounds[x]));
                     if n > 0 {
-                        add(&mut cols[x], n);
+                        let col = &mut cols[x];
+                        if f.test(FolioFlags::LOCKED) {
+                            col.locked = true;
+                        } else if !f.test(FolioFlags::UPTODATE) {
+                            // Present, idle and never read or written: a
+                            // fallocated tmpfs folio.
+                            col.stale = true;
+                        } else {
+                            col.by_order[order] += n as u32;
+                            col.resident += n as u32;
+                        }
                     }
                     x += 1;
                 }
