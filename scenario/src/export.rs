@@ -109,10 +109,10 @@ fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
     out
 }
 
-/// The scenario in one sentence.
+/// The scenario in one line, as the options that make it.
 pub fn describe(s: &Scenario) -> String {
     let mut t = format!(
-        "{} over a {} file, {} pages, madvise {}, THP {}, read_ahead_kb {}, fault_around {}",
+        "{} {} file, {} pages, madvise {}, THP {}, ra_kb {}, fa {}",
         format_pattern(&s.pattern),
         format_size(s.file_size),
         format_size(s.page_size),
@@ -122,20 +122,20 @@ pub fn describe(s: &Scenario) -> String {
         format_size(s.fault_around_bytes)
     );
     if let Some(l) = s.memory_limit {
-        t.push_str(&format!(", memory limit {}", format_size(l)));
+        t.push_str(&format!(", memcg {}", format_size(l)));
     }
     if s.exec {
         t.push_str(", VM_EXEC");
     }
     if let folioscope_core::Backing::Tmpfs { huge, file } = s.backing {
         t.push_str(&format!(
-            ", tmpfs huge={} {} file",
+            ", tmpfs huge={} {}",
             if huge { "always" } else { "never" },
             file.name()
         ));
     }
     if let Some(p) = s.hwpoison {
-        t.push_str(&format!(", page {p} poisoned"));
+        t.push_str(&format!(", hwpoison {p}"));
     }
     t
 }

@@ -148,16 +148,20 @@ impl ShmemCost {
     pub fn describe(&self) -> String {
         format!(
             "cost model (ns): read() {:.0}; loop turn {:.1}; lookup {:.1}; node or xas_next {:.1}; \
-             folio atomic {:.1}; mark_accessed {:.1}; 4K from a folio {:.1}, from the zero page {:.1}; \
-             4K into a buffer over 512K +{:.1}. Fitted on the {} v7.1-rc5 rows, worst error {:.1}%.",
+             folio atomic {:.1}; mark_accessed {:.1}; a byte from a folio {:.4} ({:.1} per 4K), \
+             from the zero page {:.4} ({:.1} per 4K); into a buffer over 512K +{:.4} ({:.1} per 4K). \
+             Fitted on the {} v7.1-rc5 rows, worst error {:.1}%.",
             self.read_call_ns,
             self.loop_turn_ns,
             self.lookup_ns,
             self.node_ns,
             self.atomic_ns,
             self.mark_accessed_ns,
+            self.data_page_ns / PAGE as f64,
             self.data_page_ns,
+            self.zero_page_ns / PAGE as f64,
             self.zero_page_ns,
+            self.spill_page_ns / PAGE as f64,
             self.spill_page_ns,
             self.rows_fitted,
             self.worst_fit_error * 100.0
