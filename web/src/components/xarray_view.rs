@@ -5,6 +5,9 @@
 
 use folioscope_core::folio::Folio;
 use folioscope_core::xarray::{Entry, NodeView};
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::app::AppContext;
@@ -77,37 +80,143 @@ fn slot_parts(n: &NodeView, off: usize) -> (&'static str, String, String) {
     }
 }
 
-/// A slot's square. Its description is built only when hovered: twelve
-/// nodes of 64 slots would otherwise format 768 strings per frame.
-fn slot_html(n: &NodeView, off: usize) -> Html {
-    let marks: u8 = (0..3).fold(0, |m, k| m | ((((n.marks[k] >> off) & 1) as u8) << k));
-    let (class, style) = match n.slots[off] {
-        Entry::Empty | Entry::Retry => ("slot empty", String::new()),
-        Entry::Pointer(p) => {
-            let order = Folio::decode_at(n.base, p).order;
-            (
-                "slot folio",
-                format!("background:{}", palette::order_css(order)),
-            )
-        }
-        Entry::Sibling(c) => match n.slots[c as usize] {
-            Entry::Pointer(p) => (
-                "slot sibling",
-                format!(
-                    "--sib:{}",
-                    palette::order_css(Folio::decode_at(n.base, p).order)
-                ),
-            ),
-            _ => ("slot sibling", String::new()),
-        },
-        Entry::Value(_) => ("slot shadow", String::new()),
-        Entry::Node(_) => ("slot node", String::new()),
-    };
-    html! {
-        <span class={class} style={style} data-o={off.to_string()}>
-            if marks != 0 { <i class="mark-dot" data-o={off.to_string()}></i> }
-        </span>
+/// Slots per row of a node's drawing, and the size of a slot in canvas
+/// pixels (the canvas scales with its box).
+const PER_ROW: usize = 32;
+const CELL_W: f64 = 20.0;
+const CELL_H: f64 = 14.0;
+
+#[derive(Properties, PartialEq)]
+struct NodeSlotsProps {
+    node: Rc<NodeView>,
+    /// The node's place in the list, for the hover callback.
+    index: usize,
+    onhover: Callback<Option<(usize, usize)>>,
+}
+
+/// A node's 64 slots, drawn on one canvas: hundreds of slot elements per
+/// node would cost a frame's worth of layout and paint on every step.
+#[component]
+fn NodeSlots(props: &NodeSlotsProps) -> Html {
+    let canvas_ref = use_node_ref();
+    {
+        let canvas_ref = canvas_ref.clone();
+        let node = props.node.clone();
+        use_effect_with(node, move |node| draw_slots(&canvas_ref, node));
     }
+    let onmousemove = {
+        let (i, cb) = (props.index, props.onhover.clone());
+        Callback::from(move |e: MouseEvent| {
+            let Some(c) = e.target_dyn_into::<web_sys::HtmlElement>() else {
+                return;
+            };
+            let (w, h) = (
+                c.client_width().max(1) as f64,
+                c.client_height().max(1) as f64,
+            );
+            let col = ((e.offset_x() as f64 / w) * PER_ROW as f64) as usize;
+            let row = ((e.offset_y() as f64 / h) * 2.0) as usize;
+            cb.emit(Some((
+                i,
+                (row.min(1) * PER_ROW + col.min(PER_ROW - 1)).min(63),
+            )));
+        })
+    };
+    let onmouseleave = {
+        let cb = props.onhover.clone();
+        Callback::from(move |_| cb.emit(None))
+    };
+    let w = (CELL_W * PER_ROW as f64) as u32;
+    let h = (CELL_H * 2.0) as u32;
+    html! {
+        <canvas ref={canvas_ref} class="xa-slots" width={w.to_string()} height={h.to_string()}
+            {onmousemove} {onmouseleave} data-testid={format!("xa-slots-{}", props.index)} />
+    }
+}
+
+fn draw_slots(canvas_ref: &NodeRef, n: &NodeView) {
+    let Some(ctx) = canvas_ref
+        .cast::<web_sys::HtmlCanvasElement>()
+        .and_then(|c| c.get_context("2d").ok().flatten())
+        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    ctx.set_fill_style_str("#ffffff");
+    ctx.fill_rect(0.0, 0.0, CELL_W * PER_ROW as f64, CELL_H * 2.0);
+    let order_of = |slot: Entry| match slot {
+        Entry::Pointer(p) => Some(Folio::decode_at(n.base, p).order),
+        _ => None,
+    };
+    for off in 0..64 {
+        let (x, y) = (
+            (off % PER_ROW) as f64 * CELL_W + 1.0,
+            (off / PER_ROW) as f64 * CELL_H + 1.0,
+        );
+        let (w, h) = (CELL_W - 2.0, CELL_H - 2.0);
+        match n.slots[off] {
+            Entry::Pointer(p) => {
+                ctx.set_fill_style_str(&palette::order_css(Folio::decode_at(n.base, p).order));
+                ctx.fill_rect(x, y, w, h);
+            }
+            Entry::Sibling(c) => {
+                // Hatched in the colour of the entry it belongs to.
+                let colour = order_of(n.slots[c as usize])
+                    .map(palette::order_css)
+                    .unwrap_or_else(|| "#999999".into());
+                ctx.save();
+                ctx.begin_path();
+                ctx.rect(x, y, w, h);
+                ctx.clip();
+                ctx.set_stroke_style_str(&colour);
+                ctx.set_line_width(2.0);
+                ctx.begin_path();
+                let mut k = -h;
+                while k < w {
+                    ctx.move_to(x + k, y + h);
+                    ctx.line_to(x + k + h, y);
+                    k += 5.0;
+                }
+                ctx.stroke();
+                ctx.restore();
+                ctx.set_stroke_style_str(&colour);
+                ctx.set_line_width(1.0);
+                ctx.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
+            }
+            Entry::Node(_) => {
+                ctx.set_fill_style_str("#b9bec5");
+                ctx.fill_rect(x, y, w, h);
+            }
+            Entry::Value(_) => {
+                ctx.set_stroke_style_str("#5d6670");
+                ctx.set_line_width(1.0);
+                let _ = ctx.set_line_dash(&js_sys_dash());
+                ctx.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
+                let _ = ctx.set_line_dash(&js_sys_no_dash());
+            }
+            Entry::Empty | Entry::Retry => {
+                ctx.set_stroke_style_str("rgba(0,0,0,0.15)");
+                ctx.set_line_width(1.0);
+                ctx.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
+            }
+        }
+        let marks = (0..3).any(|k| (n.marks[k] >> off) & 1 == 1);
+        if marks {
+            ctx.set_fill_style_str("#d55e00");
+            ctx.fill_rect(x + w - 5.0, y, 5.0, 5.0);
+        }
+    }
+}
+
+fn js_sys_dash() -> wasm_bindgen::JsValue {
+    let a = js_sys::Array::new();
+    a.push(&2.0.into());
+    a.push(&2.0.into());
+    a.into()
+}
+
+fn js_sys_no_dash() -> wasm_bindgen::JsValue {
+    js_sys::Array::new().into()
 }
 
 #[component]
@@ -121,21 +230,15 @@ pub fn XarrayView() -> Html {
     let more = nodes.len() > MAX_NODES;
     let height = xa.height();
     let hovered = use_state(|| None::<(usize, usize)>);
+    let onhover = {
+        let hovered = hovered.clone();
+        Callback::from(move |h: Option<(usize, usize)>| {
+            if *hovered != h {
+                hovered.set(h)
+            }
+        })
+    };
     let rows = nodes.iter().take(MAX_NODES).enumerate().map(|(i, n)| {
-        let onmouseover = {
-            let hovered = hovered.clone();
-            Callback::from(move |e: MouseEvent| {
-                let off = e
-                    .target_dyn_into::<web_sys::Element>()
-                    .and_then(|t| t.get_attribute("data-o"))
-                    .and_then(|o| o.parse::<usize>().ok());
-                hovered.set(off.map(|o| (i, o)));
-            })
-        };
-        let onmouseleave = {
-            let hovered = hovered.clone();
-            Callback::from(move |_| hovered.set(None))
-        };
         let hover_line = match *hovered {
             Some((node, off)) if node == i => {
                 let marks: u8 = (0..3).fold(0, |m, k| m | ((((n.marks[k] >> off) & 1) as u8) << k));
@@ -152,7 +255,7 @@ pub fn XarrayView() -> Html {
                 <div class="xa-head">
                     { format!("node {} · shift {} · offset {} · indices {}.. · count {} · nr_values {}", n.id, n.shift, n.offset, n.base, n.count, n.nr_values) }
                 </div>
-                <div class="xa-slots" {onmouseover} {onmouseleave} title={hover_line.clone()}>{ for (0..64).map(|o| slot_html(n, o)) }</div>
+                <NodeSlots node={Rc::new(n.clone())} index={i} onhover={onhover.clone()} />
                 <div class="xa-hover" data-testid={format!("xa-hover-{i}")}>{ hover_line }</div>
             </div>
         }
