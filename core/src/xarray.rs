@@ -33,6 +33,8 @@ use std::cell::Cell;
 
 pub use check::XaCheckError;
 pub use node::{NodeId, MAX_PAYLOAD, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
+
+const XA_CHUNK_MASK_U64: u64 = XA_CHUNK_SIZE as u64 - 1;
 pub use state::{XaState, XasNode};
 
 /// Decodes a raw slot, for the page cache's fast scans.
@@ -41,6 +43,16 @@ pub fn decode_slot(slot: u64) -> Entry {
 }
 
 use node::{decode, encode, is_node, is_sibling, is_value, node_of, sibling_of, Node, NIL};
+
+/// What [`XArray::for_each_leaf_in`] visits.
+#[derive(Clone, Copy, Debug)]
+pub enum Visit<'a> {
+    /// A leaf node wholly inside the range: its first index and raw slots
+    /// (decode them with [`decode_slot`]; sibling slots follow their entry).
+    Leaf(u64, &'a [u64; XA_CHUNK_SIZE]),
+    /// An entry outside such a leaf: first index, order, entry.
+    Entry(u64, u8, Entry),
+}
 
 /// One slot's content, decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -689,6 +701,63 @@ impl XArray {
             return;
         }
         self.walk_range(node_of(head), 0, first, last, &mut f);
+    }
+
+    /// Like [`XArray::for_each_entry_in`], but hands each leaf node that
+    /// lies wholly inside `[first, last]` over as raw slots, so that display
+    /// code drawing hundreds of thousands of order-0 folios scans them in a
+    /// tight loop. Uncounted.
+    pub fn for_each_leaf_in(&self, first: u64, last: u64, mut f: impl FnMut(Visit)) {
+        let head = self.head;
+        if head == 0 || first > last {
+            return;
+        }
+        if !is_node(head) {
+            if first == 0 {
+                f(Visit::Entry(0, 0, decode(head)));
+            }
+            return;
+        }
+        self.walk_leaves(node_of(head), 0, first, last, &mut f);
+    }
+
+    fn walk_leaves(&self, id: NodeId, base: u64, first: u64, last: u64, f: &mut impl FnMut(Visit)) {
+        let n = &self.nodes[id as usize];
+        if n.shift == 0 && base >= first && base + XA_CHUNK_MASK_U64 <= last {
+            f(Visit::Leaf(base, &n.slots));
+            return;
+        }
+        let span = |k: usize| base.saturating_add((k as u64) << n.shift);
+        let lo = if first <= base {
+            0
+        } else {
+            (((first - base) >> n.shift).min(63)) as usize
+        };
+        let mut off = lo;
+        while off > 0 && is_sibling(n.slots[off]) {
+            off -= 1;
+        }
+        while off < XA_CHUNK_SIZE {
+            let start = span(off);
+            if start > last {
+                break;
+            }
+            let slot = n.slots[off];
+            if is_node(slot) {
+                self.walk_leaves(node_of(slot), start, first, last, f);
+                off += 1;
+            } else if slot != 0 && !is_sibling(slot) {
+                let mut sibs = 0;
+                while off + sibs + 1 < XA_CHUNK_SIZE && is_sibling(n.slots[off + sibs + 1]) {
+                    sibs += 1;
+                }
+                let order = n.shift + (sibs + 1).trailing_zeros() as u8;
+                f(Visit::Entry(start, order, decode(slot)));
+                off += sibs + 1;
+            } else {
+                off += 1;
+            }
+        }
     }
 
     fn walk_range(

@@ -5,7 +5,7 @@
 
 use folioscope_core::folio::{Folio, FolioFlags};
 use folioscope_core::mapping::Pmd;
-use folioscope_core::xarray::Entry;
+use folioscope_core::xarray::{decode_slot, Entry, Visit};
 use folioscope_core::{Event, Machine};
 
 use crate::palette;
@@ -72,66 +72,142 @@ impl View {
 /// The folios under each column: resident pages by order, and whether
 /// any folio there is locked, not uptodate, or marked PG_readahead.
 fn folio_columns(m: &Machine, view: View) -> Vec<Column> {
-    let w = view.width.max(1);
-    let mut cols = vec![Column::default(); w as usize];
-    // Column x shows pages [bounds[x], bounds[x + 1]), at least one page
-    // when zoomed in past a page per pixel. Entries arrive in index
-    // order, so one cursor walks the columns: no division per entry.
-    let bounds: Vec<u64> = (0..=w).map(|x| view.page_at(x)).collect();
-    let col_end = |x: usize| bounds[x + 1].max(bounds[x] + 1);
-    let last = w as usize - 1;
-    // The column under the cursor: its first page, its end, and where the
-    // next column starts (the same page when zoomed in past one page).
-    let (mut x0, mut lo, mut hi, mut next) = (0usize, bounds[0], col_end(0), bounds[1]);
-    let uptodate_only = FolioFlags::UPTODATE.bits();
-    let state_bits = FolioFlags::UPTODATE.union(FolioFlags::LOCKED).bits();
+    let mut acc = Columns::new(view);
+    // Whole leaves come as raw slots: zoomed out over a cached file, this
+    // loop meets every page of it.
     m.cache
         .xa
-        .for_each_entry_in(view.first, view.end - 1, |start, _order, e| {
-            let Entry::Pointer(p) = e else { return };
-            let f = Folio::decode(start, p);
-            let (s, e) = (f.index.max(view.first), f.next_index().min(view.end));
-            while x0 < last && hi <= s {
-                x0 += 1;
-                lo = bounds[x0];
-                hi = col_end(x0);
-                next = bounds[x0 + 1];
-            }
-            let bits = f.flags.bits() & state_bits;
-            let order = (f.order as usize).min(13);
-            if e <= hi && s >= lo && next >= e && bits == uptodate_only {
-                // The common case when zoomed out: a resident folio inside
-                // one column.
-                let col = &mut cols[x0];
-                col.by_order[order] += (e - s) as u32;
-                col.resident += (e - s) as u32;
-            } else {
-                let mut x = x0;
-                while x < w as usize && bounds[x] < e {
-                    let n = e.min(col_end(x)).saturating_sub(s.max(bounds[x]));
-                    if n > 0 {
-                        let col = &mut cols[x];
-                        if f.test(FolioFlags::LOCKED) {
-                            col.locked = true;
-                        } else if !f.test(FolioFlags::UPTODATE) {
-                            // Present, idle and never read or written: a
-                            // fallocated tmpfs folio.
-                            col.stale = true;
-                        } else {
-                            col.by_order[order] += n as u32;
-                            col.resident += n as u32;
-                        }
-                    }
-                    x += 1;
-                }
-            }
-            if f.test(FolioFlags::READAHEAD) {
-                if let Some(x) = view.x_of(f.index.max(view.first)) {
-                    cols[x as usize].readahead = true;
-                }
-            }
+        .for_each_leaf_in(view.first, view.end - 1, |v| match v {
+            Visit::Entry(start, _order, Entry::Pointer(p)) => acc.add(Folio::decode(start, p)),
+            Visit::Entry(..) => {}
+            Visit::Leaf(base, slots) => acc.add_leaf(base, slots),
         });
-    cols
+    acc.cols
+}
+
+/// Folios added in index order to the columns of a view. Column x shows
+/// pages [bounds[x], bounds[x + 1]), at least one page when zoomed in past
+/// a page per pixel; one cursor walks the columns, so no entry divides.
+struct Columns {
+    view: View,
+    cols: Vec<Column>,
+    bounds: Vec<u64>,
+    /// The column under the cursor: its first page, its end, and where the
+    /// next column starts (the same page when zoomed in past one page).
+    x0: usize,
+    lo: u64,
+    hi: u64,
+    next: u64,
+}
+
+const UPTODATE_ONLY: u16 = FolioFlags::UPTODATE.bits();
+const STATE_BITS: u16 = FolioFlags::UPTODATE
+    .union(FolioFlags::LOCKED)
+    .union(FolioFlags::READAHEAD)
+    .bits();
+
+impl Columns {
+    fn new(view: View) -> Self {
+        let w = view.width.max(1);
+        let bounds: Vec<u64> = (0..=w).map(|x| view.page_at(x)).collect();
+        let hi = bounds[1].max(bounds[0] + 1);
+        Columns {
+            view,
+            cols: vec![Column::default(); w as usize],
+            lo: bounds[0],
+            next: bounds[1],
+            bounds,
+            x0: 0,
+            hi,
+        }
+    }
+
+    fn col_end(&self, x: usize) -> u64 {
+        self.bounds[x + 1].max(self.bounds[x] + 1)
+    }
+
+    /// Moves the cursor to the column that holds page `s`.
+    fn seek(&mut self, s: u64) {
+        let last = self.cols.len() - 1;
+        while self.x0 < last && self.hi <= s {
+            self.x0 += 1;
+            self.lo = self.bounds[self.x0];
+            self.hi = self.col_end(self.x0);
+            self.next = self.bounds[self.x0 + 1];
+        }
+    }
+
+    /// Whether pages `[s, e)` all fall in the cursor's column alone.
+    fn in_one_column(&self, s: u64, e: u64) -> bool {
+        e <= self.hi && s >= self.lo && self.next >= e
+    }
+
+    /// A leaf's 64 slots. When the leaf lies in one column, resident
+    /// folios with no other state are counted in a tight loop.
+    fn add_leaf(&mut self, base: u64, slots: &[u64; 64]) {
+        let (s, e) = (base.max(self.view.first), (base + 64).min(self.view.end));
+        self.seek(s);
+        if !self.in_one_column(s, e) {
+            for (k, &raw) in slots.iter().enumerate() {
+                if let Entry::Pointer(p) = decode_slot(raw) {
+                    self.add(Folio::decode(base + k as u64, p));
+                }
+            }
+            return;
+        }
+        let x0 = self.x0;
+        for (k, &raw) in slots.iter().enumerate() {
+            let Entry::Pointer(p) = decode_slot(raw) else {
+                continue;
+            };
+            let f = Folio::decode(base + k as u64, p);
+            if f.flags.bits() & STATE_BITS == UPTODATE_ONLY {
+                let col = &mut self.cols[x0];
+                col.by_order[(f.order as usize).min(13)] += f.nr_pages() as u32;
+                col.resident += f.nr_pages() as u32;
+            } else {
+                self.add(f);
+            }
+        }
+    }
+
+    fn add(&mut self, f: Folio) {
+        let view = self.view;
+        let (s, e) = (f.index.max(view.first), f.next_index().min(view.end));
+        self.seek(s);
+        let order = (f.order as usize).min(13);
+        if self.in_one_column(s, e) && f.flags.bits() & STATE_BITS == UPTODATE_ONLY {
+            // The common case when zoomed out: a resident folio inside one
+            // column.
+            let col = &mut self.cols[self.x0];
+            col.by_order[order] += (e - s) as u32;
+            col.resident += (e - s) as u32;
+            return;
+        }
+        let mut x = self.x0;
+        while x < self.cols.len() && self.bounds[x] < e {
+            let n = e.min(self.col_end(x)).saturating_sub(s.max(self.bounds[x]));
+            if n > 0 {
+                let col = &mut self.cols[x];
+                if f.test(FolioFlags::LOCKED) {
+                    col.locked = true;
+                } else if !f.test(FolioFlags::UPTODATE) {
+                    // Present, idle and never read or written: a
+                    // fallocated tmpfs folio.
+                    col.stale = true;
+                } else {
+                    col.by_order[order] += n as u32;
+                    col.resident += n as u32;
+                }
+            }
+            x += 1;
+        }
+        if f.test(FolioFlags::READAHEAD) {
+            if let Some(x) = view.x_of(f.index.max(view.first)) {
+                self.cols[x as usize].readahead = true;
+            }
+        }
+    }
 }
 
 /// Renders the strip into `buf` (resized to width × HEIGHT × 4): the
@@ -297,23 +373,33 @@ mod tests {
     use super::*;
     use folioscope_core::{Config, NoEvents, Pattern, Simulation};
 
+    type Cell = (u32, [u32; 14], bool, bool, bool);
+
     /// Page by page, what the folio columns should hold.
-    fn naive(m: &Machine, view: View) -> Vec<(u32, [u32; 14])> {
+    fn naive(m: &Machine, view: View) -> Vec<Cell> {
         (0..view.width)
             .map(|x| {
                 let p0 = view.page_at(x);
                 let p1 = view.page_at(x + 1).max(p0 + 1).min(view.end);
                 let mut by = [0u32; 14];
-                let mut n = 0;
+                let (mut n, mut locked, mut stale, mut ra) = (0, false, false, false);
                 for p in p0..p1 {
                     if let Some(f) = m.cache.peek_folio(p) {
-                        if f.test(FolioFlags::UPTODATE) && !f.test(FolioFlags::LOCKED) {
+                        if f.test(FolioFlags::LOCKED) {
+                            locked = true;
+                        } else if !f.test(FolioFlags::UPTODATE) {
+                            stale = true;
+                        } else {
                             by[f.order as usize] += 1;
                             n += 1;
                         }
+                        let first = f.index.max(view.first);
+                        if f.test(FolioFlags::READAHEAD) && p == first {
+                            ra = true;
+                        }
                     }
                 }
-                (n, by)
+                (n, by, locked, stale, ra)
             })
             .collect()
     }
@@ -352,9 +438,9 @@ mod tests {
                 width: 10,
             },
         ] {
-            let got: Vec<(u32, [u32; 14])> = folio_columns(m, view)
+            let got: Vec<Cell> = folio_columns(m, view)
                 .iter()
-                .map(|c| (c.resident, c.by_order))
+                .map(|c| (c.resident, c.by_order, c.locked, c.stale, c.readahead))
                 .collect();
             assert_eq!(got, naive(m, view), "{view:?}");
         }

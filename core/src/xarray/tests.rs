@@ -641,6 +641,26 @@ mod prop {
                     }
                 }
             }
+            // Leaf-level visits expand to exactly the entries of the walk.
+            for (first, last) in [(0u64, 5999u64), (63, 4097), (700, 700), (64, 127)] {
+                let mut walked = Vec::new();
+                xa.for_each_entry_in(first, last, |i, o, e| walked.push((i, o, e)));
+                let mut visited = Vec::new();
+                xa.for_each_leaf_in(first, last, |v| match v {
+                    super::Visit::Entry(i, o, e) => visited.push((i, o, e)),
+                    super::Visit::Leaf(base, slots) => {
+                        for k in 0..slots.len() {
+                            let e = super::decode_slot(slots[k]);
+                            if matches!(e, Entry::Empty | Entry::Sibling(_)) {
+                                continue;
+                            }
+                            let sibs = slots[k + 1..].iter().take_while(|s| matches!(super::decode_slot(**s), Entry::Sibling(_))).count();
+                            visited.push((base + k as u64, (sibs + 1).trailing_zeros() as u8, e));
+                        }
+                    }
+                });
+                prop_assert_eq!(&visited, &walked, "range {}..={}", first, last);
+            }
         }
     }
 }
