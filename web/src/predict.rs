@@ -23,7 +23,7 @@ pub fn question(t: &Timeline, mark: Mark, step: u64) -> Option<Question> {
             (
                 format!("Access {access} sets up a readahead window. At which page does it start?"),
                 start,
-                "page",
+                "page index",
             )
         }
         Mark::MajorFault => {
@@ -37,13 +37,13 @@ pub fn question(t: &Timeline, mark: Mark, step: u64) -> Option<Question> {
             (
                 format!("Access {access} is a major fault. How many pages does it read?"),
                 pages,
-                "pages",
+                "pages read",
             )
         }
         Mark::LotsaMissCrossing => (
             format!("mmap_miss will cross MMAP_LOTSAMISS soon after step {step}. At which access?"),
             access,
-            "access",
+            "access number",
         ),
     };
     Some(Question {

@@ -83,7 +83,7 @@ pub fn QuestionOverlay() -> Html {
                     html! {
                         <div>
                             <p class="reveal" data-testid="revealed">
-                                { format!("Answer: {} {} (you said {given}", q.answer, q.unit) }
+                                { format!("Answer: {} ({}; you said {given}", q.answer, q.unit) }
                                 { if off == 0 { ", exactly right)".to_string() } else { format!(", off by {off})") } }
                             </p>
                             <button onclick={next} data-testid="ask-next">{ "Ask about the next one" }</button>
