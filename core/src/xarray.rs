@@ -690,17 +690,11 @@ impl XArray {
     /// Every present entry overlapping `[first, last]`, in index order.
     /// Not counted; for display.
     pub fn for_each_entry_in(&self, first: u64, last: u64, mut f: impl FnMut(u64, u8, Entry)) {
-        let head = self.head;
-        if head == 0 || first > last {
-            return;
-        }
-        if !is_node(head) {
-            if first == 0 {
-                f(0, 0, decode(head));
+        self.walk(first, last, false, &mut |v| {
+            if let Visit::Entry(i, o, e) = v {
+                f(i, o, e)
             }
-            return;
-        }
-        self.walk_range(node_of(head), 0, first, last, &mut f);
+        });
     }
 
     /// Like [`XArray::for_each_entry_in`], but hands each leaf node that
@@ -708,6 +702,12 @@ impl XArray {
     /// code drawing hundreds of thousands of order-0 folios scans them in a
     /// tight loop. Uncounted.
     pub fn for_each_leaf_in(&self, first: u64, last: u64, mut f: impl FnMut(Visit)) {
+        self.walk(first, last, true, &mut f);
+    }
+
+    /// The range walk under both: entries in index order, and with
+    /// `leaves`, whole leaves inside the range as raw slots.
+    fn walk(&self, first: u64, last: u64, leaves: bool, f: &mut impl FnMut(Visit)) {
         let head = self.head;
         if head == 0 || first > last {
             return;
@@ -718,57 +718,23 @@ impl XArray {
             }
             return;
         }
-        self.walk_leaves(node_of(head), 0, first, last, &mut f);
+        self.walk_node(node_of(head), 0, first, last, leaves, f);
     }
 
-    fn walk_leaves(&self, id: NodeId, base: u64, first: u64, last: u64, f: &mut impl FnMut(Visit)) {
-        let n = &self.nodes[id as usize];
-        if n.shift == 0 && base >= first && base + XA_CHUNK_MASK_U64 <= last {
-            f(Visit::Leaf(base, &n.slots));
-            return;
-        }
-        let span = |k: usize| base.saturating_add((k as u64) << n.shift);
-        let lo = if first <= base {
-            0
-        } else {
-            (((first - base) >> n.shift).min(63)) as usize
-        };
-        let mut off = lo;
-        while off > 0 && is_sibling(n.slots[off]) {
-            off -= 1;
-        }
-        while off < XA_CHUNK_SIZE {
-            let start = span(off);
-            if start > last {
-                break;
-            }
-            let slot = n.slots[off];
-            if is_node(slot) {
-                self.walk_leaves(node_of(slot), start, first, last, f);
-                off += 1;
-            } else if slot != 0 && !is_sibling(slot) {
-                let mut sibs = 0;
-                while off + sibs + 1 < XA_CHUNK_SIZE && is_sibling(n.slots[off + sibs + 1]) {
-                    sibs += 1;
-                }
-                let order = n.shift + (sibs + 1).trailing_zeros() as u8;
-                f(Visit::Entry(start, order, decode(slot)));
-                off += sibs + 1;
-            } else {
-                off += 1;
-            }
-        }
-    }
-
-    fn walk_range(
+    fn walk_node(
         &self,
         id: NodeId,
         base: u64,
         first: u64,
         last: u64,
-        f: &mut impl FnMut(u64, u8, Entry),
+        leaves: bool,
+        f: &mut impl FnMut(Visit),
     ) {
         let n = &self.nodes[id as usize];
+        if leaves && n.shift == 0 && base >= first && base + XA_CHUNK_MASK_U64 <= last {
+            f(Visit::Leaf(base, &n.slots));
+            return;
+        }
         let span = |k: usize| base.saturating_add((k as u64) << n.shift);
         let lo = if first <= base {
             0
@@ -787,7 +753,7 @@ impl XArray {
             }
             let slot = n.slots[off];
             if is_node(slot) {
-                self.walk_range(node_of(slot), start, first, last, f);
+                self.walk_node(node_of(slot), start, first, last, leaves, f);
                 off += 1;
             } else if slot != 0 && !is_sibling(slot) {
                 let mut sibs = 0;
@@ -795,7 +761,7 @@ impl XArray {
                     sibs += 1;
                 }
                 let order = n.shift + (sibs + 1).trailing_zeros() as u8;
-                f(start, order, decode(slot));
+                f(Visit::Entry(start, order, decode(slot)));
                 off += sibs + 1;
             } else {
                 off += 1;
