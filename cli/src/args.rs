@@ -43,7 +43,7 @@ pub struct ScenarioArgs {
     pub pattern: Pattern,
 
     /// CONFIG_TRANSPARENT_HUGEPAGE: on or off.
-    #[arg(long, default_value = "on", value_parser = on_off)]
+    #[arg(long, default_value = "on", value_parser = parse::parse_on_off)]
     pub thp: bool,
 
     /// Memory cgroup limit on the page cache, e.g. 2G.
@@ -59,7 +59,7 @@ pub struct ScenarioArgs {
     pub fs: bool,
 
     /// tmpfs huge= mount option: on (always) or off (never). Default off.
-    #[arg(long, value_parser = on_off, value_name = "on|off")]
+    #[arg(long, value_parser = parse::parse_on_off, value_name = "on|off")]
     pub tmpfs_huge: Option<bool>,
 
     /// How the tmpfs file was made: written, fallocated or sparse. Default written.
@@ -77,14 +77,6 @@ fn size(s: &str) -> Result<u64, String> {
 
 fn madvise(s: &str) -> Result<Madvise, String> {
     parse::parse_madvise(s)
-}
-
-fn on_off(s: &str) -> Result<bool, String> {
-    match s {
-        "on" | "1" | "yes" | "true" => Ok(true),
-        "off" | "0" | "no" | "false" => Ok(false),
-        _ => Err(format!("'{s}' is not on or off")),
-    }
 }
 
 /// Reads a trace file here, at the edge, so the parser stays pure.

@@ -25,6 +25,7 @@ use serde::Serialize;
 use crate::report::ReadPathReport;
 use crate::seeds::{hole_trace, Column, Measure, Published, Row, Seed};
 use crate::shmem_cost::{FitRow, ShmemCost};
+use crate::text::wrap;
 
 /// What the model gives for one kernel of one row.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -406,17 +407,7 @@ impl Comparison {
         if self.shmem_cost.is_some() {
             return self.to_text_bandwidth();
         }
-        let mut s = String::new();
-        for line in wrap(&format!("{}: {}", self.seed, self.title), 78) {
-            s.push_str(&line);
-            s.push('\n');
-        }
-        for n in &self.notes {
-            for line in wrap(n, 76) {
-                s.push_str(&format!("  {line}\n"));
-            }
-        }
-        s.push('\n');
+        let mut s = self.header();
         let time_unit = if self.exec_cost.is_some() {
             "est ms"
         } else {
@@ -461,12 +452,12 @@ impl Comparison {
 impl Comparison {
     fn header(&self) -> String {
         let mut s = String::new();
-        for line in wrap(&format!("{}: {}", self.seed, self.title), 78) {
+        for line in wrap(&format!("{}: {}", self.seed, self.title), 78, "") {
             s.push_str(&line);
             s.push('\n');
         }
         for n in &self.notes {
-            for line in wrap(n, 76) {
+            for line in wrap(n, 76, "") {
                 s.push_str(&format!("  {line}\n"));
             }
         }
@@ -544,24 +535,6 @@ impl Comparison {
         s.push_str("  * fitted: the cost model's constants come from these columns\n");
         s
     }
-}
-
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut line = String::new();
-    for w in text.split_whitespace() {
-        if !line.is_empty() && line.len() + 1 + w.len() > width {
-            out.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(w);
-    }
-    if !line.is_empty() {
-        out.push(line);
-    }
-    out
 }
 
 /// The summary of a run, exposed for tests that pin figures.

@@ -13,7 +13,7 @@ use crate::link::{parse_link, to_link, Parsed, View};
 use crate::parse::{format_pattern, format_size};
 use crate::report::ReadPathReport;
 use crate::scenario::Scenario;
-use crate::text::event_line;
+use crate::text::{event_line, wrap};
 
 /// The widest line of an export.
 pub const WIDTH: usize = 78;
@@ -72,41 +72,6 @@ fn run_side(scenario: &Scenario, step: u64, around: u64) -> Result<Side, String>
         read_path,
         events,
     })
-}
-
-/// Wraps `text` at spaces into lines of at most `width`; the text's own
-/// leading spaces start the first line, `indent` the later ones.
-fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
-    let body = text.trim_start_matches(' ');
-    let lead = &text[..text.len() - body.len()];
-    let mut out: Vec<String> = Vec::new();
-    let mut line = String::from(lead);
-    let mut fresh = true;
-    for word in body.split(' ').filter(|w| !w.is_empty()) {
-        if !fresh && line.len() + 1 + word.len() > width {
-            out.push(std::mem::take(&mut line));
-            line.push_str(indent);
-            fresh = true;
-        }
-        if !fresh {
-            line.push(' ');
-        }
-        // A word longer than a line is cut.
-        let mut w = word;
-        while line.len() + w.len() > width {
-            let cut = w.floor_char_boundary(width.saturating_sub(line.len()).max(1));
-            line.push_str(&w[..cut]);
-            out.push(std::mem::take(&mut line));
-            line.push_str(indent);
-            w = &w[cut..];
-        }
-        line.push_str(w);
-        fresh = false;
-    }
-    if !fresh {
-        out.push(line);
-    }
-    out
 }
 
 /// The scenario in one line, as the options that make it.

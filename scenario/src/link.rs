@@ -25,8 +25,8 @@
 use folioscope_core::{Backing, Kernel, Mark, Patch, TmpfsFile, Variant};
 
 use crate::parse::{
-    format_pattern, format_size, fs_name, parse_fs, parse_madvise, parse_pattern, parse_size,
-    parse_tmpfs_file,
+    format_pattern, format_size, fs_name, parse_fs, parse_madvise, parse_on_off, parse_pattern,
+    parse_size, parse_tmpfs_file,
 };
 use crate::scenario::Scenario;
 use crate::seeds::rows;
@@ -259,31 +259,9 @@ fn query_of(text: &str) -> &str {
     }
 }
 
-const KNOWN: [&str; 24] = [
-    "v",
-    "preset",
-    "kernel",
-    "size",
-    "page",
-    "ra_kb",
-    "fa",
-    "madvise",
-    "thp",
-    "memcg",
-    "exec",
-    "pattern",
-    "fs",
-    "tmpfs_huge",
-    "tmpfs_file",
-    "hwpoison",
-    "step",
-    "ev",
-    "zoom",
-    "hide",
-    "mark",
-    "embed",
-    "present",
-    "predict",
+/// The parameters besides the scenario's.
+const VIEW_PARAMS: [&str; 11] = [
+    "v", "preset", "kernel", "step", "ev", "zoom", "hide", "mark", "embed", "present", "predict",
 ];
 
 /// The scenario parameters, in the order they are written and applied.
@@ -323,14 +301,6 @@ fn param_of_field(field: &str) -> &'static str {
     }
 }
 
-fn on_off(text: &str) -> Result<bool, String> {
-    match text {
-        "on" | "1" => Ok(true),
-        "off" | "0" => Ok(false),
-        _ => Err(format!("'{text}' is not on or off")),
-    }
-}
-
 /// Sets one scenario parameter.
 fn apply_param(s: &mut Scenario, key: &str, value: &str) -> Result<(), String> {
     match key {
@@ -343,14 +313,14 @@ fn apply_param(s: &mut Scenario, key: &str, value: &str) -> Result<(), String> {
         }
         "fa" => s.fault_around_bytes = parse_size(value)?,
         "madvise" => s.madvise = parse_madvise(value)?,
-        "thp" => s.thp = on_off(value)?,
+        "thp" => s.thp = parse_on_off(value)?,
         "memcg" => {
             s.memory_limit = match value {
                 "none" => None,
                 v => Some(parse_size(v)?),
             }
         }
-        "exec" => s.exec = on_off(value)?,
+        "exec" => s.exec = parse_on_off(value)?,
         "pattern" => {
             if value.starts_with("trace") {
                 return Err("a trace cannot travel in a link; use a preset".into());
@@ -465,7 +435,7 @@ pub fn parse_link(text: &str) -> Parsed {
         };
         if key.is_empty() {
             ignore("(no name)", format!("'{part}' has no parameter name"));
-        } else if !KNOWN.contains(&key.as_str()) {
+        } else if !VIEW_PARAMS.contains(&key.as_str()) && !SCENARIO_PARAMS.contains(&key.as_str()) {
             ignore(&key, "not a folioscope link parameter".into());
         } else if pairs.iter().any(|(k, _)| *k == key) {
             ignore(&key, "given twice; the first one counts".into());

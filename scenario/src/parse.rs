@@ -56,6 +56,15 @@ pub fn parse_madvise(text: &str) -> Result<Madvise, String> {
         .ok_or_else(|| format!("'{text}' is not one of normal, hugepage, sequential, random"))
 }
 
+/// Parses a switch: on, off, and their usual spellings.
+pub fn parse_on_off(text: &str) -> Result<bool, String> {
+    match text.trim() {
+        "on" | "1" | "yes" | "true" => Ok(true),
+        "off" | "0" | "no" | "false" => Ok(false),
+        t => Err(format!("'{t}' is not on or off")),
+    }
+}
+
 /// Parses how a tmpfs file was made: written, fallocated or sparse.
 pub fn parse_tmpfs_file(text: &str) -> Result<TmpfsFile, String> {
     TmpfsFile::ALL

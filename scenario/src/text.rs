@@ -1,5 +1,6 @@
 //! One line of text per model event, naming the kernel function and what
-//! it changed, as the event log and `folioscope run --events` print them.
+//! it changed, as the event log and `folioscope run --events` print them;
+//! and the word wrap of the plain-text tables.
 
 use folioscope_core::event::{FaultOutcome, MissCause, NoRaReason};
 use folioscope_core::fault::MMAP_LOTSAMISS;
@@ -122,4 +123,39 @@ pub fn event_line(e: &Event) -> String {
             format!("{f}: folio {index} (order {order}) refaulted, activated as workingset")
         }
     }
+}
+
+/// Wraps `text` at spaces into lines of at most `width`; the text's own
+/// leading spaces start the first line, `indent` the later ones.
+pub fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
+    let body = text.trim_start_matches(' ');
+    let lead = &text[..text.len() - body.len()];
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::from(lead);
+    let mut fresh = true;
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        if !fresh && line.len() + 1 + word.len() > width {
+            out.push(std::mem::take(&mut line));
+            line.push_str(indent);
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        // A word longer than a line is cut.
+        let mut w = word;
+        while line.len() + w.len() > width {
+            let cut = w.floor_char_boundary(width.saturating_sub(line.len()).max(1));
+            line.push_str(&w[..cut]);
+            out.push(std::mem::take(&mut line));
+            line.push_str(indent);
+            w = &w[cut..];
+        }
+        line.push_str(w);
+        fresh = false;
+    }
+    if !fresh {
+        out.push(line);
+    }
+    out
 }
