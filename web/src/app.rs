@@ -96,9 +96,14 @@ pub fn App() -> Html {
                 move || drop(listener)
             });
         }
-        let link = to_link(&state.view(), &url::base());
+        // While playing the view changes every frame and never settles:
+        // no link is built until it stops.
+        let link = (!state.playing).then(|| to_link(&state.view(), &url::base()));
         use_effect_with(link, move |link| {
-            let link = link.clone();
+            let Some(link) = link.clone() else {
+                timer.borrow_mut().take();
+                return;
+            };
             let t = gloo::timers::callback::Timeout::new(HISTORY_DEBOUNCE_MS, move || {
                 if link != url::href() {
                     let push = !*first.borrow() && !*restoring.borrow();

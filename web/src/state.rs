@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 
 use folioscope_core::{Event, EventKind, EventSink, Kernel, Mark, Simulation, Timeline};
-use folioscope_scenario::link::{Ignored, Mode, Panels as LinkPanels, View};
+use folioscope_scenario::link::{Ignored, Mode, Panels, View};
 use folioscope_scenario::Scenario;
 use yew::Reducible;
 
@@ -193,24 +193,6 @@ pub struct Compare {
     pub first_diff: Option<u64>,
 }
 
-/// Which panels are open.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Panels {
-    pub xarray: bool,
-    pub log: bool,
-    pub plots: bool,
-}
-
-impl Default for Panels {
-    fn default() -> Self {
-        Panels {
-            xarray: true,
-            log: true,
-            plots: true,
-        }
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Panel {
     Xarray,
@@ -360,11 +342,7 @@ impl AppState {
         s.preset = view.preset.clone();
         let pages = s.pages();
         s.zoom = view.zoom.unwrap_or((0, pages));
-        s.panels = Panels {
-            xarray: view.panels.xarray,
-            log: view.panels.log,
-            plots: view.panels.plots,
-        };
+        s.panels = view.panels;
         s.mark = view.mark;
         s.mode = view.mode;
         s.predict = view.predict;
@@ -402,11 +380,7 @@ impl AppState {
             step: (self.step < len).then_some(self.step),
             event: self.cursor.as_ref().map(|c| c.applied as u32),
             zoom: (self.zoom != (0, self.pages())).then_some(self.zoom),
-            panels: LinkPanels {
-                xarray: self.panels.xarray,
-                log: self.panels.log,
-                plots: self.panels.plots,
-            },
+            panels: self.panels,
             mark: self.mark,
             mode: self.mode,
             predict: self.predict,
