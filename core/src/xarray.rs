@@ -675,16 +675,8 @@ impl XArray {
 
     /// Every present entry (pointer or value) in index order, with its first
     /// index and order. Not counted.
-    pub fn for_each_entry(&self, mut f: impl FnMut(u64, u8, Entry)) {
-        let head = self.head;
-        if head == 0 {
-            return;
-        }
-        if !is_node(head) {
-            f(0, 0, decode(head));
-            return;
-        }
-        self.walk_entries(node_of(head), 0, &mut f);
+    pub fn for_each_entry(&self, f: impl FnMut(u64, u8, Entry)) {
+        self.for_each_entry_in(0, u64::MAX, f);
     }
 
     /// Every present entry overlapping `[first, last]`, in index order.
@@ -762,29 +754,6 @@ impl XArray {
                 }
                 let order = n.shift + (sibs + 1).trailing_zeros() as u8;
                 f(Visit::Entry(start, order, decode(slot)));
-                off += sibs + 1;
-            } else {
-                off += 1;
-            }
-        }
-    }
-
-    fn walk_entries(&self, id: NodeId, base: u64, f: &mut impl FnMut(u64, u8, Entry)) {
-        let n = &self.nodes[id as usize];
-        let mut off = 0;
-        while off < XA_CHUNK_SIZE {
-            let slot = n.slots[off];
-            let start = base + ((off as u64) << n.shift);
-            if is_node(slot) {
-                self.walk_entries(node_of(slot), start, f);
-                off += 1;
-            } else if slot != 0 && !is_sibling(slot) {
-                let mut sibs = 0;
-                while off + sibs + 1 < XA_CHUNK_SIZE && is_sibling(n.slots[off + sibs + 1]) {
-                    sibs += 1;
-                }
-                let order = n.shift + (sibs + 1).trailing_zeros() as u8;
-                f(start, order, decode(slot));
                 off += sibs + 1;
             } else {
                 off += 1;
