@@ -63,6 +63,16 @@ pub fn default_scenario() -> (Scenario, Option<folioscope_core::Kernel>) {
     }
 }
 
+/// The ra panels of one kernel, or of both side by side.
+fn ra_row(comparing: bool) -> Html {
+    html! {
+        <div class={classes!("ra-row", comparing.then_some("two"))}>
+            <RaPanel side={Side::A} />
+            if comparing { <RaPanel side={Side::B} /> }
+        </div>
+    }
+}
+
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(|| {
@@ -270,10 +280,7 @@ pub fn App() -> Html {
                     <FileStrip side={Side::A} />
                     if comparing { <FileStrip side={Side::B} /> }
                     <Controls />
-                    <div class={classes!("ra-row", comparing.then_some("two"))}>
-                        <RaPanel side={Side::A} />
-                        if comparing { <RaPanel side={Side::B} /> }
-                    </div>
+                    { ra_row(comparing) }
                 </div>
             </ContextProvider<AppContext>>
         };
@@ -293,10 +300,7 @@ pub fn App() -> Html {
                     if probe { <ProbeStrip /> }
                     if comparing { <FileStrip side={Side::B} /> }
                     <Controls />
-                    <div class={classes!("ra-row", comparing.then_some("two"))}>
-                        <RaPanel side={Side::A} />
-                        if comparing { <RaPanel side={Side::B} /> }
-                    </div>
+                    { ra_row(comparing) }
                     <div class="panel-toggles">
                         <label><input type="checkbox" checked={panels.plots} onchange={toggle(Panel::Plots)} data-testid="toggle-plots" />{ "plots" }</label>
                         <label><input type="checkbox" checked={panels.log} onchange={toggle(Panel::Log)} data-testid="toggle-log" />{ "event log" }</label>
