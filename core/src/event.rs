@@ -209,7 +209,9 @@ pub enum Event {
         len: u64,
         source: CopySource,
     },
-    /// A page-cache lookup for a read: `folios` found from `index` (0: a hole).
+    /// A page-cache lookup for a read: `folios` handed back from `index`.
+    /// For `shmem_get_folio` that is 0 for a hole and for a folio that is
+    /// not uptodate (fallocated), which SGP_READ does not return.
     Lookup {
         func: KFunc,
         index: u64,

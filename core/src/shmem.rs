@@ -94,15 +94,16 @@ impl Machine {
             Entry::Pointer(p) => Some(Folio::decode_at(index, p)),
             _ => None,
         };
+        let uptodate = found.is_some_and(|f| f.test(FolioFlags::UPTODATE));
         sink.emit(Event::Lookup {
             func: KFunc::ShmemGetFolio,
             index,
-            folios: found.is_some() as u32,
+            folios: uptodate as u32,
         });
         let folio = found?;
         self.counters.folio_get += 1;
         self.counters.folio_lock += 1;
-        if folio.test(FolioFlags::UPTODATE) {
+        if uptodate {
             return Some(folio);
         }
         // A fallocated folio: SGP_READ leaves it as it is and reads zeroes.

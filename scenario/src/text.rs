@@ -109,7 +109,7 @@ pub fn event_line(e: &Event) -> String {
             CopySource::ClearUser => format!("{f}: {len} bytes at {offset} cleared (clear_user)"),
         },
         Event::Lookup { index, folios, .. } => match folios {
-            0 => format!("{f}: no folio at index {index} (a hole)"),
+            0 => format!("{f}: nothing uptodate at index {index} (a hole, or never written)"),
             1 => format!("{f}: index {index}: a folio"),
             n => format!("{f}: index {index}: {n} folios in the batch"),
         },
