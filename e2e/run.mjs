@@ -81,7 +81,9 @@ const ctx = {
   outDir: OUT,
 };
 
-const files = fs.readdirSync(path.join(here, 'tests')).filter((f) => f.endsWith('.mjs')).sort();
+// FOLIOSCOPE_ONLY=06 runs only the test files whose names contain it.
+const only = process.env.FOLIOSCOPE_ONLY || '';
+const files = fs.readdirSync(path.join(here, 'tests')).filter((f) => f.endsWith('.mjs') && f.includes(only)).sort();
 let failed = 0;
 for (const f of files) {
   const mod = await import(path.join(here, 'tests', f));
