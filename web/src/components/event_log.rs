@@ -9,8 +9,13 @@ use yew::prelude::*;
 use crate::app::AppContext;
 use crate::state::{Action, LogLine};
 
-/// Lines shown at most; the newest are kept.
+/// Lines listed at most; the newest are kept.
 const SHOWN: usize = 60;
+/// Every line is this tall (CSS `.log-line`), so that only the lines in
+/// sight need elements: a jump rewrites every line.
+const LINE_PX: usize = 19;
+/// The scroller's height (CSS `.log-lines`).
+const VIEW_PX: usize = 320;
 
 #[component]
 pub fn EventLog() -> Html {
@@ -29,27 +34,47 @@ pub fn EventLog() -> Html {
             });
         }
     }
-    // Newest first, so the latest change is always in sight; only the
-    // lines shown are formatted.
-    let mut shown: Vec<(LogLine, String)> = Vec::new();
-    for l in lines.into_iter().rev() {
-        if shown.len() == SHOWN {
-            break;
-        }
-        if state.hidden_kinds.contains(&l.event.kind()) {
-            continue;
-        }
-        let t = event_line(&l.event);
-        if text.is_empty() || t.to_lowercase().contains(&text) {
-            shown.push((l, t));
-        }
-    }
-    let empty = shown.is_empty() && state.log_text.is_empty() && state.hidden_kinds.is_empty();
+    // Newest first, so the latest change is always in sight. Lines are
+    // formatted only to filter by text or to be drawn.
+    let listed: Vec<(LogLine, Option<String>)> = lines
+        .into_iter()
+        .rev()
+        .filter(|l| !state.hidden_kinds.contains(&l.event.kind()))
+        .filter_map(|l| {
+            if text.is_empty() {
+                return Some((l, None));
+            }
+            let t = event_line(&l.event);
+            t.to_lowercase().contains(&text).then_some((l, Some(t)))
+        })
+        .take(SHOWN)
+        .collect();
+    let empty = listed.is_empty() && state.log_text.is_empty() && state.hidden_kinds.is_empty();
     let current = state
         .cursor
         .as_ref()
         .map(|c| (state.step + 1, c.applied - 1));
-    let rows = shown.into_iter().map(|(l, t)| {
+    // A move in time brings the newest line back into sight: the scroll
+    // offset counts only while the log shows the same moment.
+    let anchor = (state.step, state.cursor.as_ref().map(|c| c.applied));
+    let scroll = use_state(|| (anchor, 0usize));
+    let list_ref = use_node_ref();
+    {
+        let list_ref = list_ref.clone();
+        use_effect_with(anchor, move |_| {
+            if let Some(list) = list_ref.cast::<web_sys::Element>() {
+                if list.scroll_top() != 0 {
+                    list.set_scroll_top(0);
+                }
+            }
+        });
+    }
+    let top = if scroll.0 == anchor { scroll.1 } else { 0 };
+    let first = (top / LINE_PX).min(listed.len());
+    let end = (first + VIEW_PX.div_ceil(LINE_PX) + 1).min(listed.len());
+    let rows = listed[first..end].iter().map(|(l, t)| {
+        let l = *l;
+        let t = t.clone().unwrap_or_else(|| event_line(&l.event));
         let d = d.clone();
         let onclick = Callback::from(move |_| d.dispatch(Action::JumpToEvent(l.access - 1, l.index)));
         let here = current == Some((l.access, l.index));
@@ -60,6 +85,20 @@ pub fn EventLog() -> Html {
             </li>
         }
     });
+    let onscroll = {
+        let scroll = scroll.clone();
+        Callback::from(move |e: Event| {
+            let list: web_sys::Element = e.target_unchecked_into();
+            let now = list.scroll_top().max(0) as usize;
+            if now / LINE_PX != top / LINE_PX {
+                scroll.set((anchor, now));
+            }
+        })
+    };
+    // Spacers stand in for the lines out of sight, so the scrollbar
+    // measures the whole list.
+    let above = first * LINE_PX;
+    let below = (listed.len() - end) * LINE_PX;
     let kinds = EventKind::ALL.iter().map(|k| {
         let d = d.clone();
         let k = *k;
@@ -88,7 +127,11 @@ pub fn EventLog() -> Html {
             if empty {
                 <p class="muted" data-testid="log-empty">{ format!("No events in the last {} accesses: every page they touched was mapped already.", crate::state::LOG_ACCESSES) }</p>
             }
-            <ol class="log-lines" data-testid="log-lines">{ for rows }</ol>
+            <ol ref={list_ref} class="log-lines" data-testid="log-lines" data-lines={listed.len().to_string()} {onscroll}>
+                <li class="log-spacer" style={format!("height:{above}px")} aria-hidden="true"></li>
+                { for rows }
+                <li class="log-spacer" style={format!("height:{below}px")} aria-hidden="true"></li>
+            </ol>
         </section>
     }
 }

@@ -12,6 +12,7 @@ use yew::prelude::*;
 
 use crate::app::AppContext;
 use crate::palette;
+use crate::xa_pixels;
 
 /// Nodes shown at most.
 const MAX_NODES: usize = 12;
@@ -80,12 +81,6 @@ fn slot_parts(n: &NodeView, off: usize) -> (&'static str, String, String) {
     }
 }
 
-/// Slots per row of a node's drawing, and the size of a slot in canvas
-/// pixels (the canvas scales with its box).
-const PER_ROW: usize = 32;
-const CELL_W: f64 = 20.0;
-const CELL_H: f64 = 14.0;
-
 #[derive(Properties, PartialEq)]
 struct NodeSlotsProps {
     node: Rc<NodeView>,
@@ -114,20 +109,16 @@ fn NodeSlots(props: &NodeSlotsProps) -> Html {
                 c.client_width().max(1) as f64,
                 c.client_height().max(1) as f64,
             );
-            let col = ((e.offset_x() as f64 / w) * PER_ROW as f64) as usize;
-            let row = ((e.offset_y() as f64 / h) * 2.0) as usize;
-            cb.emit(Some((
-                i,
-                (row.min(1) * PER_ROW + col.min(PER_ROW - 1)).min(63),
-            )));
+            let x = e.offset_x() as f64 / w * xa_pixels::WIDTH as f64;
+            let y = e.offset_y() as f64 / h * xa_pixels::HEIGHT as f64;
+            cb.emit(Some((i, xa_pixels::slot_at(x, y))));
         })
     };
     let onmouseleave = {
         let cb = props.onhover.clone();
         Callback::from(move |_| cb.emit(None))
     };
-    let w = (CELL_W * PER_ROW as f64) as u32;
-    let h = (CELL_H * 2.0) as u32;
+    let (w, h) = (xa_pixels::WIDTH, xa_pixels::HEIGHT);
     html! {
         <canvas ref={canvas_ref} class="xa-slots" width={w.to_string()} height={h.to_string()}
             {onmousemove} {onmouseleave} data-testid={format!("xa-slots-{}", props.index)} />
@@ -142,81 +133,15 @@ fn draw_slots(canvas_ref: &NodeRef, n: &NodeView) {
     else {
         return;
     };
-    ctx.set_fill_style_str("#ffffff");
-    ctx.fill_rect(0.0, 0.0, CELL_W * PER_ROW as f64, CELL_H * 2.0);
-    let order_of = |slot: Entry| match slot {
-        Entry::Pointer(p) => Some(Folio::decode_at(n.base, p).order),
-        _ => None,
-    };
-    for off in 0..64 {
-        let (x, y) = (
-            (off % PER_ROW) as f64 * CELL_W + 1.0,
-            (off / PER_ROW) as f64 * CELL_H + 1.0,
-        );
-        let (w, h) = (CELL_W - 2.0, CELL_H - 2.0);
-        match n.slots[off] {
-            Entry::Pointer(p) => {
-                ctx.set_fill_style_str(&palette::order_css(Folio::decode_at(n.base, p).order));
-                ctx.fill_rect(x, y, w, h);
-            }
-            Entry::Sibling(c) => {
-                // Hatched in the colour of the entry it belongs to.
-                let colour = order_of(n.slots[c as usize])
-                    .map(palette::order_css)
-                    .unwrap_or_else(|| "#999999".into());
-                ctx.save();
-                ctx.begin_path();
-                ctx.rect(x, y, w, h);
-                ctx.clip();
-                ctx.set_stroke_style_str(&colour);
-                ctx.set_line_width(2.0);
-                ctx.begin_path();
-                let mut k = -h;
-                while k < w {
-                    ctx.move_to(x + k, y + h);
-                    ctx.line_to(x + k + h, y);
-                    k += 5.0;
-                }
-                ctx.stroke();
-                ctx.restore();
-                ctx.set_stroke_style_str(&colour);
-                ctx.set_line_width(1.0);
-                ctx.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
-            }
-            Entry::Node(_) => {
-                ctx.set_fill_style_str("#b9bec5");
-                ctx.fill_rect(x, y, w, h);
-            }
-            Entry::Value(_) => {
-                ctx.set_stroke_style_str("#5d6670");
-                ctx.set_line_width(1.0);
-                let _ = ctx.set_line_dash(&js_sys_dash());
-                ctx.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
-                let _ = ctx.set_line_dash(&js_sys_no_dash());
-            }
-            Entry::Empty | Entry::Retry => {
-                ctx.set_stroke_style_str("rgba(0,0,0,0.15)");
-                ctx.set_line_width(1.0);
-                ctx.stroke_rect(x + 0.5, y + 0.5, w - 1.0, h - 1.0);
-            }
-        }
-        let marks = (0..3).any(|k| (n.marks[k] >> off) & 1 == 1);
-        if marks {
-            ctx.set_fill_style_str("#d55e00");
-            ctx.fill_rect(x + w - 5.0, y, 5.0, 5.0);
-        }
+    let mut rgba = vec![0u8; xa_pixels::WIDTH * xa_pixels::HEIGHT * 4];
+    xa_pixels::render(n, &mut rgba);
+    if let Ok(img) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
+        wasm_bindgen::Clamped(&rgba),
+        xa_pixels::WIDTH as u32,
+        xa_pixels::HEIGHT as u32,
+    ) {
+        let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
-}
-
-fn js_sys_dash() -> wasm_bindgen::JsValue {
-    let a = js_sys::Array::new();
-    a.push(&2.0.into());
-    a.push(&2.0.into());
-    a.into()
-}
-
-fn js_sys_no_dash() -> wasm_bindgen::JsValue {
-    js_sys::Array::new().into()
 }
 
 #[component]

@@ -1,0 +1,141 @@
+//! An xarray node's 64 slots as pixels: two rows of 32 cells, drawn into
+//! one RGBA buffer and put on the node's canvas in one call. Drawing each
+//! slot with canvas calls took thousands of calls per step.
+//!
+//! Cells: a folio in its order's colour; a sibling slot hatched in the
+//! colour of the entry it belongs to; a child node grey; a shadow (value
+//! entry) as a dashed outline; empty as a faint outline; a mark as a small
+//! orange square in the corner.
+
+use folioscope_core::folio::Folio;
+use folioscope_core::xarray::{Entry, NodeView};
+
+use crate::palette;
+
+pub const PER_ROW: usize = 32;
+pub const CELL_W: usize = 20;
+pub const CELL_H: usize = 14;
+pub const WIDTH: usize = CELL_W * PER_ROW;
+pub const HEIGHT: usize = CELL_H * 2;
+
+const WHITE: [u8; 3] = [255, 255, 255];
+const CHILD: [u8; 3] = [185, 190, 197];
+const SHADOW: [u8; 3] = [93, 102, 112];
+/// rgba(0,0,0,0.15) over white.
+const EMPTY_EDGE: [u8; 3] = [217, 217, 217];
+const UNKNOWN_SIBLING: [u8; 3] = [153, 153, 153];
+const MARK: [u8; 3] = [213, 94, 0];
+
+/// The slot under canvas pixel `(x, y)`, in canvas pixels.
+pub fn slot_at(x: f64, y: f64) -> usize {
+    let col = ((x / CELL_W as f64) as usize).min(PER_ROW - 1);
+    let row = ((y / CELL_H as f64) as usize).min(1);
+    row * PER_ROW + col
+}
+
+/// Draws node `n` into `rgba`, which must hold WIDTH × HEIGHT pixels.
+pub fn render(n: &NodeView, rgba: &mut [u8]) {
+    debug_assert_eq!(rgba.len(), WIDTH * HEIGHT * 4);
+    for px in rgba.chunks_exact_mut(4) {
+        px.copy_from_slice(&[255, 255, 255, 255]);
+    }
+    let order_of = |slot: Entry| match slot {
+        Entry::Pointer(p) => Some(Folio::decode_at(n.base, p).order),
+        _ => None,
+    };
+    for off in 0..64 {
+        let cell = Cell {
+            x: (off % PER_ROW) * CELL_W + 1,
+            y: (off / PER_ROW) * CELL_H + 1,
+            w: CELL_W - 2,
+            h: CELL_H - 2,
+        };
+        match n.slots[off] {
+            Entry::Pointer(p) => {
+                cell.fill(rgba, palette::order_rgb(Folio::decode_at(n.base, p).order))
+            }
+            Entry::Sibling(c) => {
+                let colour = order_of(n.slots[c as usize])
+                    .map(palette::order_rgb)
+                    .unwrap_or(UNKNOWN_SIBLING);
+                cell.hatch(rgba, colour);
+                cell.outline(rgba, colour, false);
+            }
+            Entry::Node(_) => cell.fill(rgba, CHILD),
+            Entry::Value(_) => cell.outline(rgba, SHADOW, true),
+            Entry::Empty | Entry::Retry => cell.outline(rgba, EMPTY_EDGE, false),
+        }
+        if (0..3).any(|k| (n.marks[k] >> off) & 1 == 1) {
+            Cell {
+                x: cell.x + cell.w - 5,
+                y: cell.y,
+                w: 5,
+                h: 5,
+            }
+            .fill(rgba, MARK);
+        }
+    }
+}
+
+struct Cell {
+    x: usize,
+    y: usize,
+    w: usize,
+    h: usize,
+}
+
+impl Cell {
+    fn put(rgba: &mut [u8], x: usize, y: usize, c: [u8; 3]) {
+        let i = (y * WIDTH + x) * 4;
+        rgba[i..i + 3].copy_from_slice(&c);
+    }
+
+    fn fill(&self, rgba: &mut [u8], c: [u8; 3]) {
+        for y in self.y..self.y + self.h {
+            for x in self.x..self.x + self.w {
+                Self::put(rgba, x, y, c);
+            }
+        }
+    }
+
+    /// Diagonal stripes two pixels wide, five apart.
+    fn hatch(&self, rgba: &mut [u8], c: [u8; 3]) {
+        for dy in 0..self.h {
+            for dx in 0..self.w {
+                let on = (dx + dy) % 5 < 2;
+                Self::put(rgba, self.x + dx, self.y + dy, if on { c } else { WHITE });
+            }
+        }
+    }
+
+    /// A one-pixel border, solid or in dashes of two.
+    fn outline(&self, rgba: &mut [u8], c: [u8; 3], dashed: bool) {
+        let (x1, y1) = (self.x + self.w - 1, self.y + self.h - 1);
+        let on = |k: usize| !dashed || (k / 2) % 2 == 0;
+        for (k, x) in (self.x..=x1).enumerate() {
+            if on(k) {
+                Self::put(rgba, x, self.y, c);
+                Self::put(rgba, x, y1, c);
+            }
+        }
+        for (k, y) in (self.y..=y1).enumerate() {
+            if on(k) {
+                Self::put(rgba, self.x, y, c);
+                Self::put(rgba, x1, y, c);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_at_maps_cells_to_slots() {
+        assert_eq!(slot_at(0.0, 0.0), 0);
+        assert_eq!(slot_at(CELL_W as f64 * 31.5, 1.0), 31);
+        assert_eq!(slot_at(CELL_W as f64 * 2.5, CELL_H as f64 + 1.0), 34);
+        assert_eq!(slot_at(1e9, 1e9), 63);
+    }
+}
