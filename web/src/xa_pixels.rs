@@ -111,7 +111,7 @@ impl Cell {
     /// A one-pixel border, solid or in dashes of two.
     fn outline(&self, rgba: &mut [u8], c: [u8; 3], dashed: bool) {
         let (x1, y1) = (self.x + self.w - 1, self.y + self.h - 1);
-        let on = |k: usize| !dashed || (k / 2) % 2 == 0;
+        let on = |k: usize| !dashed || (k / 2).is_multiple_of(2);
         for (k, x) in (self.x..=x1).enumerate() {
             if on(k) {
                 Self::put(rgba, x, self.y, c);
