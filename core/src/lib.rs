@@ -25,6 +25,7 @@
 pub mod backing;
 pub mod config;
 pub mod counters;
+pub mod cow;
 pub mod event;
 pub mod fault;
 pub mod fault_around;

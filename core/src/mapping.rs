@@ -9,6 +9,7 @@
 //! index agree modulo `PTRS_PER_PTE`.
 
 use crate::config::Madvise;
+use crate::cow::CowChunks;
 
 /// The `vm_flags` bits the fault path tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -55,7 +56,10 @@ pub struct Mapping {
     pub ptrs_per_pte: u64,
     /// log2(PTRS_PER_PTE), to index PMDs with a shift.
     pmd_shift: u32,
-    pte: Vec<u64>,
+    /// One bit per page; shared with clones chunk by chunk (512 words,
+    /// 32768 pages, each), as the xarray's nodes are.
+    pte: CowChunks<u64, 512>,
+    /// One byte per PMD: small enough to copy whole.
     pmd: Vec<Pmd>,
     /// Pages mapped by PTEs.
     pub pte_mapped: u64,
@@ -76,7 +80,7 @@ impl Mapping {
             vm_pages,
             ptrs_per_pte,
             pmd_shift: ptrs_per_pte.trailing_zeros(),
-            pte: vec![0; vm_pages.div_ceil(64) as usize],
+            pte: CowChunks::filled(0, vm_pages.div_ceil(64) as usize),
             pmd: vec![Pmd::None; vm_pages.div_ceil(ptrs_per_pte) as usize],
             pte_mapped: 0,
             pmd_mapped: 0,
@@ -89,11 +93,13 @@ impl Mapping {
         page & (self.ptrs_per_pte - 1)
     }
 
+    #[inline]
     pub fn pmd_of(&self, page: u64) -> Pmd {
         self.pmd[(page >> self.pmd_shift) as usize]
     }
 
     /// Whether a load from `page` finds a translation.
+    #[inline]
     pub fn is_mapped(&self, page: u64) -> bool {
         match self.pmd_of(page) {
             Pmd::Huge => true,
@@ -103,11 +109,13 @@ impl Mapping {
     }
 
     /// Whether a PTE (not a PMD) maps `page`.
+    #[inline]
     pub fn pte_mapped(&self, page: u64) -> bool {
         self.pmd_of(page) == Pmd::Table && self.pte[(page / 64) as usize] & (1 << (page % 64)) != 0
     }
 
     /// `pte_none`: no PTE for this page (a PMD mapping counts as not none).
+    #[inline]
     pub fn pte_none(&self, page: u64) -> bool {
         !self.is_mapped(page)
     }
@@ -205,6 +213,16 @@ impl Mapping {
 
     /// Bytes the page-table model holds.
     pub fn memory_bytes(&self) -> usize {
-        self.pte.capacity() * 8 + self.pmd.capacity()
+        self.pte.memory_bytes() + self.pmd.capacity()
+    }
+
+    /// Bytes no clone shares.
+    pub fn unshared_bytes(&self) -> usize {
+        self.pte.unshared_bytes() + self.pmd.capacity()
+    }
+
+    /// Bytes of the chunks not yet in `seen`.
+    pub fn distinct_bytes(&self, seen: &mut std::collections::HashSet<usize>) -> usize {
+        self.pte.distinct_bytes(seen) + self.pmd.capacity()
     }
 }

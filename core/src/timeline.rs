@@ -3,8 +3,12 @@
 //! plots, the steps where notable events happened, and event density.
 //!
 //! Reaching step N clones the checkpoint at or before N and runs the few
-//! steps after it, so a jump costs one copy of the state plus at most
-//! `interval` steps, wherever N is.
+//! steps after it, so a jump costs at most `interval` steps, wherever N is.
+//! Clones share the xarray's node chunks and the page tables' chunks
+//! ([`crate::cow`]), so a checkpoint costs only what changed since the
+//! last, and a clone only the chunks the replay then writes.
+
+use std::collections::HashSet;
 
 use crate::config::Config;
 use crate::event::{Event, EventKind, EventSink, KFunc, NoEvents};
@@ -112,7 +116,9 @@ impl Timeline {
     pub fn build(cfg: Config, budget_bytes: usize) -> Self {
         let mut sim = Simulation::new(cfg.clone());
         let len = sim.len();
-        let mut interval = (len / 64).max(256).next_power_of_two();
+        // Checkpoints share unchanged xarray and page-table chunks, so they
+        // can be close: a seek replays at most `interval` accesses.
+        let mut interval = (len / 512).max(256).next_power_of_two();
         let sample_every = len.div_ceil(MAX_SAMPLES).max(1);
         let bucket = len.div_ceil(DENSITY_BUCKETS).max(1);
         let mut checkpoints = vec![sim.machine().clone()];
@@ -148,14 +154,19 @@ impl Timeline {
                 samples.push(Sample::of(done, sim.machine()));
             }
             if done.is_multiple_of(interval) && done < len {
-                checkpoint_bytes += sim.machine().memory_bytes();
+                // What the machine changed since the last checkpoint.
+                checkpoint_bytes += sim.machine().unshared_bytes();
                 checkpoints.push(sim.machine().clone());
                 if checkpoint_bytes > budget_bytes && checkpoints.len() > 2 {
                     // Keep every other checkpoint: twice the interval.
                     let kept: Vec<Machine> = checkpoints.into_iter().step_by(2).collect();
                     checkpoints = kept;
                     interval *= 2;
-                    checkpoint_bytes = checkpoints.iter().map(|m| m.memory_bytes()).sum();
+                    let mut seen = HashSet::new();
+                    checkpoint_bytes = checkpoints
+                        .iter()
+                        .map(|m| m.distinct_bytes(&mut seen))
+                        .sum();
                 }
             }
         }

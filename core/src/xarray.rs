@@ -31,6 +31,12 @@ mod tests;
 
 use std::cell::Cell;
 
+use crate::cow::CowChunks;
+
+/// 16 nodes (about 9 KiB) per shared chunk: nodes are allocated in the
+/// order a walk meets them, so one interval's changes touch few chunks.
+const NODE_CHUNK: usize = 16;
+
 pub use check::XaCheckError;
 pub use node::{NodeId, MAX_PAYLOAD, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
 
@@ -144,7 +150,8 @@ impl XaStats {
 pub struct XArray {
     head: u64,
     head_marks: u8,
-    nodes: Vec<Node>,
+    /// Shared between clones chunk by chunk: see [`crate::cow`].
+    nodes: CowChunks<Node, NODE_CHUNK>,
     free: Vec<NodeId>,
     stats: StatCells,
     /// Bumped whenever a node is allocated or freed, which is when a
@@ -822,8 +829,17 @@ impl XArray {
 
     /// Bytes the arena holds, for the memory budget.
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.free.capacity() * std::mem::size_of::<NodeId>()
+        self.nodes.memory_bytes() + self.free.capacity() * std::mem::size_of::<NodeId>()
+    }
+
+    /// Bytes no clone of this array shares (see [`CowChunks::unshared_bytes`]).
+    pub fn unshared_bytes(&self) -> usize {
+        self.nodes.unshared_bytes() + self.free.capacity() * std::mem::size_of::<NodeId>()
+    }
+
+    /// Bytes of the node chunks not yet in `seen`.
+    pub fn distinct_bytes(&self, seen: &mut std::collections::HashSet<usize>) -> usize {
+        self.nodes.distinct_bytes(seen) + self.free.capacity() * std::mem::size_of::<NodeId>()
     }
 
     // ---- arena ----

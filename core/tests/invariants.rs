@@ -230,7 +230,32 @@ proptest! {
         let mut sim = timeline.simulation_at(len / 3);
         timeline.seek(&mut sim, target);
         prop_assert_eq!(Summary::of(sim.machine()), Summary::of(straight.machine()));
+        // Those runs wrote to chunks they shared with the checkpoints;
+        // the checkpoints must not have seen it.
+        sim.run(&mut NoEvents);
+        prop_assert_eq!(Summary::of(&timeline.machine_at(target)), Summary::of(straight.machine()));
     }
+}
+
+#[test]
+fn checkpoints_share_what_did_not_change() {
+    // A walk of 256 MiB with MADV_RANDOM, so order-0 folios fill a
+    // thousand leaves: each checkpoint adds the few leaves and page-table
+    // words the walk wrote since the last one, far less than a full copy.
+    let mut cfg = Config::defaults(Pattern::Fwd, 256 << 20).unwrap();
+    cfg.madvise = Madvise::Random;
+    let timeline = Timeline::build(cfg.clone(), usize::MAX);
+    let mut sim = Simulation::new(cfg);
+    let mut full_copies = 0;
+    for k in (0..timeline.len()).step_by(timeline.interval() as usize) {
+        sim.run_to(k, &mut NoEvents);
+        full_copies += sim.machine().memory_bytes();
+    }
+    assert!(
+        timeline.checkpoint_bytes() * 4 < full_copies,
+        "checkpoints take {} bytes, full copies would take {full_copies}",
+        timeline.checkpoint_bytes()
+    );
 }
 
 #[test]
