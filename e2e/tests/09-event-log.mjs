@@ -3,7 +3,7 @@
 // event, and the kind and text filters hide lines.
 export async function run({ newPage, expect, expectEq, shot }) {
   const page = await newPage('?v=1&preset=seed000-rev-huge&step=51234');
-  const lines = () => page.$$eval('[data-testid="log-lines"] .log-line', (ls) => ls.map((l) => ({
+  const lines = () => page.$$eval('[data-testid="log-lines"] .log-line:not([hidden])', (ls) => ls.map((l) => ({
     text: l.textContent, current: l.classList.contains('current'), major: l.classList.contains('k-major'),
   })));
   const listed = async () => Number(await page.getAttribute('[data-testid="log-lines"]', 'data-lines'));
@@ -20,22 +20,22 @@ export async function run({ newPage, expect, expectEq, shot }) {
   // Scrolled to the bottom, the oldest lines are drawn in place of the newest.
   await page.$eval('[data-testid="log-lines"]', (l) => { l.scrollTop = l.scrollHeight; });
   await page.waitForFunction((first) => {
-    const l = document.querySelector('[data-testid="log-lines"] .log-line');
+    const l = document.querySelector('[data-testid="log-lines"] .log-line:not([hidden])');
     return l && l.textContent !== first;
   }, top[0].text);
   const bottom = await lines();
   expect(access(bottom[bottom.length - 1].text) < access(top[top.length - 1].text), 'scrolling shows older events');
   const box = await page.$eval('[data-testid="log-lines"]', (l) => {
-    const r = l.getBoundingClientRect(); const last = [...l.querySelectorAll('.log-line')].pop().getBoundingClientRect();
+    const r = l.getBoundingClientRect(); const last = [...l.querySelectorAll('.log-line:not([hidden])')].pop().getBoundingClientRect();
     return { bottom: r.bottom, last: last.bottom };
   });
   expect(Math.abs(box.bottom - box.last) < 2, `the last line ends at the bottom of the list (${box.last} vs ${box.bottom})`);
 
   // A click on a line jumps to just after that event, which becomes current.
-  const target = (await page.$$('[data-testid="log-lines"] .log-line'))[3];
+  const target = (await page.$$('[data-testid="log-lines"] .log-line:not([hidden])'))[3];
   const clicked = await target.textContent();
   await target.click();
-  await page.waitForSelector('[data-testid="log-lines"] .log-line.current');
+  await page.waitForSelector('[data-testid="log-lines"] .log-line:not([hidden]).current');
   await page.$eval('[data-testid="log-lines"]', (l) => { l.scrollTop = 0; });
   const after = await lines();
   const current = after.find((l) => l.current);
@@ -45,13 +45,13 @@ export async function run({ newPage, expect, expectEq, shot }) {
 
   // Filters: a kind switched off, then a text.
   await page.goto(page.url().replace(/step=\d+(-\d+)?/, 'step=51234'));
-  await page.waitForSelector('[data-testid="log-lines"] .log-line');
+  await page.waitForSelector('[data-testid="log-lines"] .log-line:not([hidden])');
   expect((await lines()).some((l) => l.major), 'major faults are listed');
   await page.click('[data-testid="kind-major"]');
-  await page.waitForFunction(() => !document.querySelector('[data-testid="log-lines"] .log-line.k-major'));
+  await page.waitForFunction(() => !document.querySelector('[data-testid="log-lines"] .log-line:not([hidden]).k-major'));
   await page.click('[data-testid="kind-major"]');
   await page.fill('[data-testid="log-filter"]', 'MMAP_MISS');
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="log-lines"] .log-line')]
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="log-lines"] .log-line:not([hidden])')]
     .every((l) => l.textContent.toLowerCase().includes('mmap_miss')));
   const filtered = await lines();
   expect(filtered.length > 0, 'some lines speak of mmap_miss');

@@ -58,12 +58,15 @@ pub fn EventLog() -> Html {
     // offset counts only while the log shows the same moment.
     let anchor = (state.step, state.cursor.as_ref().map(|c| c.applied));
     let scroll = use_state(|| (anchor, 0usize));
+    // The list's offset as of its last scroll event: reading scrollTop
+    // back in the effect would force a layout in the middle of a jump.
+    let offset = use_mut_ref(|| 0i32);
     let list_ref = use_node_ref();
     {
-        let list_ref = list_ref.clone();
+        let (list_ref, offset) = (list_ref.clone(), offset.clone());
         use_effect_with(anchor, move |_| {
-            if let Some(list) = list_ref.cast::<web_sys::Element>() {
-                if list.scroll_top() != 0 {
+            if *offset.borrow() != 0 {
+                if let Some(list) = list_ref.cast::<web_sys::Element>() {
                     list.set_scroll_top(0);
                 }
             }
@@ -71,8 +74,14 @@ pub fn EventLog() -> Html {
     }
     let top = if scroll.0 == anchor { scroll.1 } else { 0 };
     let first = (top / LINE_PX).min(listed.len());
-    let end = (first + VIEW_PX.div_ceil(LINE_PX) + 1).min(listed.len());
-    let rows = listed[first..end].iter().map(|(l, t)| {
+    let places = VIEW_PX.div_ceil(LINE_PX) + 1;
+    let end = (first + places).min(listed.len());
+    // A fixed number of places, the unused ones hidden, so that a jump
+    // from an empty log to a full one rewrites lines but creates none.
+    let rows = (first..first + places).map(|k| {
+        let Some((l, t)) = listed.get(k) else {
+            return html! { <li class="log-line" hidden=true><span class="log-step"></span>{ "" }</li> };
+        };
         let l = *l;
         let t = t.clone().unwrap_or_else(|| event_line(&l.event));
         let d = d.clone();
@@ -86,9 +95,10 @@ pub fn EventLog() -> Html {
         }
     });
     let onscroll = {
-        let scroll = scroll.clone();
+        let (scroll, offset) = (scroll.clone(), offset.clone());
         Callback::from(move |e: Event| {
             let list: web_sys::Element = e.target_unchecked_into();
+            *offset.borrow_mut() = list.scroll_top();
             let now = list.scroll_top().max(0) as usize;
             if now / LINE_PX != top / LINE_PX {
                 scroll.set((anchor, now));

@@ -83,7 +83,10 @@ fn slot_parts(n: &NodeView, off: usize) -> (&'static str, String, String) {
 
 #[derive(Properties, PartialEq)]
 struct NodeSlotsProps {
-    node: Rc<NodeView>,
+    /// None while the list has fewer nodes than places: the canvas stays,
+    /// hidden, so that a jump from an empty tree to a full one creates no
+    /// canvases.
+    node: Option<Rc<NodeView>>,
     /// The node's place in the list, for the hover callback.
     index: usize,
     onhover: Callback<Option<(usize, usize)>>,
@@ -97,7 +100,11 @@ fn NodeSlots(props: &NodeSlotsProps) -> Html {
     {
         let canvas_ref = canvas_ref.clone();
         let node = props.node.clone();
-        use_effect_with(node, move |node| draw_slots(&canvas_ref, node));
+        use_effect_with(node, move |node| {
+            if let Some(node) = node {
+                draw_slots(&canvas_ref, node)
+            }
+        });
     }
     let onmousemove = {
         let (i, cb) = (props.index, props.onhover.clone());
@@ -163,7 +170,19 @@ pub fn XarrayView() -> Html {
             }
         })
     };
-    let rows = nodes.iter().take(MAX_NODES).enumerate().map(|(i, n)| {
+    // Every place is always there, hidden when unused: creating and
+    // dropping node blocks as the tree grows and shrinks cost more than
+    // drawing them.
+    let rows = (0..MAX_NODES).map(|i| {
+        let Some(n) = nodes.get(i) else {
+            return html! {
+                <div class="xa-node" hidden=true>
+                    <div class="xa-head"></div>
+                    <NodeSlots node={None::<Rc<NodeView>>} index={i} onhover={onhover.clone()} />
+                    <div class="xa-hover" data-testid={format!("xa-hover-{i}")}></div>
+                </div>
+            };
+        };
         let hover_line = match *hovered {
             Some((node, off)) if node == i => {
                 let marks: u8 = (0..3).fold(0, |m, k| m | ((((n.marks[k] >> off) & 1) as u8) << k));
@@ -180,7 +199,7 @@ pub fn XarrayView() -> Html {
                 <div class="xa-head">
                     { format!("node {} · shift {} · offset {} · indices {}.. · count {} · nr_values {}", n.id, n.shift, n.offset, n.base, n.count, n.nr_values) }
                 </div>
-                <NodeSlots node={Rc::new(n.clone())} index={i} onhover={onhover.clone()} />
+                <NodeSlots node={Some(Rc::new(n.clone()))} index={i} onhover={onhover.clone()} />
                 <div class="xa-hover" data-testid={format!("xa-hover-{i}")}>{ hover_line }</div>
             </div>
         }
