@@ -13,6 +13,7 @@ mod probe;
 mod state;
 mod strip;
 mod url;
+mod warm;
 mod xa_pixels;
 
 fn main() {

@@ -6,6 +6,7 @@ use folioscope_core::Mark;
 use yew::prelude::*;
 
 use crate::app::AppContext;
+use crate::components::svg_paths::SvgPaths;
 use crate::state::Action;
 
 #[component]
@@ -141,7 +142,10 @@ fn Scrubber(props: &ScrubberProps) -> Html {
             for &s in marks.iter().step_by(stride) {
                 ticks.push_str(&format!("M{:.2} 20V26", s as f64 / len as f64 * 1000.0));
             }
-            (AttrValue::from(bars), AttrValue::from(ticks))
+            vec![
+                (AttrValue::from(bars), "density"),
+                (AttrValue::from(ticks), "mark-tick"),
+            ]
         })
     };
     let diff = state.compare.as_ref().and_then(|c| c.first_diff).map(|s| {
@@ -153,8 +157,7 @@ fn Scrubber(props: &ScrubberProps) -> Html {
         <div class="scrubber-wrap">
             <div class="density-box">
                 <svg class="density-svg" viewBox="0 0 1000 26" preserveAspectRatio="none" data-testid="density">
-                    <path d={shapes.0.clone()} class="density" />
-                    <path d={shapes.1.clone()} class="mark-tick" />
+                    <SvgPaths paths={shapes} />
                 </svg>
                 <svg class="density-cursor" viewBox="0 0 1000 26" preserveAspectRatio="none" aria-hidden="true">
                     { for diff }

@@ -14,4 +14,5 @@ pub mod question;
 pub mod ra_panel;
 pub mod scenario_panel;
 pub mod share;
+pub mod svg_paths;
 pub mod xarray_view;

@@ -7,6 +7,7 @@ use folioscope_core::Sample;
 use yew::prelude::*;
 
 use crate::app::AppContext;
+use crate::components::svg_paths::{Paths, SvgPaths};
 
 const W: f64 = 320.0;
 const H: f64 = 140.0;
@@ -81,10 +82,17 @@ fn Plot(props: &PlotProps) -> Html {
         let run_a = state.run.clone();
         let run_b = state.compare.as_ref().map(|c| c.run.clone());
         use_memo(key, move |_| {
-            (
+            let mut paths: Paths = vec![(
                 AttrValue::from(path(run_a.timeline.samples(), len, ymax, &value)),
-                run_b.map(|b| AttrValue::from(path(b.timeline.samples(), len, ymax, &value))),
-            )
+                "series-a",
+            )];
+            if let Some(b) = run_b {
+                paths.push((
+                    AttrValue::from(path(b.timeline.samples(), len, ymax, &value)),
+                    "series-b",
+                ));
+            }
+            paths
         })
     };
     let x_of = |step: f64| LEFT + step / len * (W - LEFT - RIGHT);
@@ -112,8 +120,7 @@ fn Plot(props: &PlotProps) -> Html {
                     <text x={format!("{LEFT}")} y={format!("{}", H - 8.0)} class="axis-label">{ "0" }</text>
                     <text x={format!("{}", W - RIGHT)} y={format!("{}", H - 8.0)} class="axis-label" text-anchor="end">{ format!("{} accesses", fmt(len)) }</text>
                     { for lotsamiss }
-                    <path d={curves.0.clone()} class="series-a" />
-                    if let Some(b) = curves.1.clone() { <path d={b} class="series-b" /> }
+                    <SvgPaths paths={curves} />
                 </svg>
                 <svg class="plot-cursor" viewBox={format!("0 0 {W} {H}")} aria-hidden="true">
                     <line x1={format!("{cursor:.1}")} x2={format!("{cursor:.1}")} y1={format!("{TOP}")} y2={format!("{}", H - BOTTOM)} class="cursor-line" />
