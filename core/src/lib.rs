@@ -23,6 +23,7 @@
 //! on x86-64 and wasm32.
 
 pub mod backing;
+pub mod checkpoint;
 pub mod config;
 pub mod counters;
 pub mod cow;

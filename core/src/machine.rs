@@ -199,20 +199,6 @@ impl Machine {
         self.cache.xa.memory_bytes() + self.mm.memory_bytes() + self.inflight.capacity() * 16
     }
 
-    /// Bytes this machine holds that no clone shares: what keeping a
-    /// clone of it costs once it has moved on.
-    pub fn unshared_bytes(&self) -> usize {
-        self.cache.xa.unshared_bytes() + self.mm.unshared_bytes() + self.inflight.capacity() * 16
-    }
-
-    /// Bytes of this machine not yet counted in `seen`, for the memory of
-    /// several clones together.
-    pub fn distinct_bytes(&self, seen: &mut std::collections::HashSet<usize>) -> usize {
-        self.cache.xa.distinct_bytes(seen)
-            + self.mm.distinct_bytes(seen)
-            + self.inflight.capacity() * 16
-    }
-
     /// Whether two machines hold the same state where a reader of the
     /// page cache can see it: `file_ra_state`, the xarray's entries with
     /// their flags, and the page tables; lookup counters are not compared.

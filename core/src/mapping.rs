@@ -9,7 +9,13 @@
 //! index agree modulo `PTRS_PER_PTE`.
 
 use crate::config::Madvise;
-use crate::cow::CowChunks;
+use crate::cow::{Frozen, TrackedVec};
+
+/// PTE words per frozen chunk.
+const PTE_CHUNK: usize = 512;
+
+/// The PTE bits of a mapping, frozen for a checkpoint.
+pub type FrozenPte = Frozen<u64, PTE_CHUNK>;
 
 /// The `vm_flags` bits the fault path tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -56,9 +62,9 @@ pub struct Mapping {
     pub ptrs_per_pte: u64,
     /// log2(PTRS_PER_PTE), to index PMDs with a shift.
     pmd_shift: u32,
-    /// One bit per page; shared with clones chunk by chunk (512 words,
-    /// 32768 pages, each), as the xarray's nodes are.
-    pte: CowChunks<u64, 512>,
+    /// One bit per page; written chunks (512 words, 32768 pages) are
+    /// tracked for checkpoints, as the xarray's nodes are.
+    pte: TrackedVec<u64, PTE_CHUNK>,
     /// One byte per PMD: small enough to copy whole.
     pmd: Vec<Pmd>,
     /// Pages mapped by PTEs.
@@ -80,7 +86,7 @@ impl Mapping {
             vm_pages,
             ptrs_per_pte,
             pmd_shift: ptrs_per_pte.trailing_zeros(),
-            pte: CowChunks::filled(0, vm_pages.div_ceil(64) as usize),
+            pte: TrackedVec::filled(0, vm_pages.div_ceil(64) as usize),
             pmd: vec![Pmd::None; vm_pages.div_ceil(ptrs_per_pte) as usize],
             pte_mapped: 0,
             pmd_mapped: 0,
@@ -216,13 +222,22 @@ impl Mapping {
         self.pte.memory_bytes() + self.pmd.capacity()
     }
 
-    /// Bytes no clone shares.
-    pub fn unshared_bytes(&self) -> usize {
-        self.pte.unshared_bytes() + self.pmd.capacity()
+    /// The PTE bits, frozen: chunks not written since `prev` was frozen
+    /// from this mapping are shared with it.
+    pub fn freeze_pte(&mut self, prev: Option<&FrozenPte>) -> FrozenPte {
+        self.pte.freeze(prev)
     }
 
-    /// Bytes of the chunks not yet in `seen`.
-    pub fn distinct_bytes(&self, seen: &mut std::collections::HashSet<usize>) -> usize {
-        self.pte.distinct_bytes(seen) + self.pmd.capacity()
+    /// Takes the PTE bits out, leaving none, so the rest clones cheaply.
+    pub(crate) fn take_pte(&mut self) -> TrackedVec<u64, PTE_CHUNK> {
+        std::mem::take(&mut self.pte)
+    }
+
+    pub(crate) fn put_pte(&mut self, pte: TrackedVec<u64, PTE_CHUNK>) {
+        self.pte = pte;
+    }
+
+    pub(crate) fn thaw_pte(&mut self, frozen: &FrozenPte) {
+        self.pte = TrackedVec::thaw(frozen);
     }
 }

@@ -2,14 +2,15 @@
 //! checkpoints of the machine every `interval` steps, sampled counters for
 //! plots, the steps where notable events happened, and event density.
 //!
-//! Reaching step N clones the checkpoint at or before N and runs the few
-//! steps after it, so a jump costs at most `interval` steps, wherever N is.
-//! Clones share the xarray's node chunks and the page tables' chunks
-//! ([`crate::cow`]), so a checkpoint costs only what changed since the
-//! last, and a clone only the chunks the replay then writes.
+//! Reaching step N restores the checkpoint at or before N and runs the few
+//! steps after it, so a jump costs one copy of the state plus at most
+//! `interval` steps, wherever N is. Checkpoints share the xarray's node
+//! chunks and the page tables' chunks that did not change between them
+//! ([`crate::checkpoint`]), so they can sit a few hundred accesses apart.
 
 use std::collections::HashSet;
 
+use crate::checkpoint::Checkpoint;
 use crate::config::Config;
 use crate::event::{Event, EventKind, EventSink, KFunc, NoEvents};
 use crate::fault::MMAP_LOTSAMISS;
@@ -69,7 +70,7 @@ pub struct Timeline {
     cfg: Config,
     len: u64,
     interval: u64,
-    checkpoints: Vec<Machine>,
+    checkpoints: Vec<Checkpoint>,
     samples: Vec<Sample>,
     /// For each [`Mark`], the 1-based steps (accesses done) after which it happened.
     marks: [Vec<u64>; 3],
@@ -121,8 +122,12 @@ impl Timeline {
         let mut interval = (len / 512).max(256).next_power_of_two();
         let sample_every = len.div_ceil(MAX_SAMPLES).max(1);
         let bucket = len.div_ceil(DENSITY_BUCKETS).max(1);
-        let mut checkpoints = vec![sim.machine().clone()];
-        let mut checkpoint_bytes = sim.machine().memory_bytes();
+        let first = Checkpoint::take(sim.machine_mut(), None);
+        let mut checkpoint_bytes = first.new_bytes();
+        // The last checkpoint taken, kept even when thinning drops it: the
+        // next one shares with it.
+        let mut last = first.clone();
+        let mut checkpoints = vec![first];
         let mut samples = vec![Sample::of(0, sim.machine())];
         let mut marks: [Vec<u64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
         let mut density = vec![0u32; len.div_ceil(bucket) as usize];
@@ -154,18 +159,19 @@ impl Timeline {
                 samples.push(Sample::of(done, sim.machine()));
             }
             if done.is_multiple_of(interval) && done < len {
-                // What the machine changed since the last checkpoint.
-                checkpoint_bytes += sim.machine().unshared_bytes();
-                checkpoints.push(sim.machine().clone());
+                let cp = Checkpoint::take(sim.machine_mut(), Some(&last));
+                checkpoint_bytes += cp.new_bytes();
+                last = cp.clone();
+                checkpoints.push(cp);
                 if checkpoint_bytes > budget_bytes && checkpoints.len() > 2 {
                     // Keep every other checkpoint: twice the interval.
-                    let kept: Vec<Machine> = checkpoints.into_iter().step_by(2).collect();
+                    let kept: Vec<Checkpoint> = checkpoints.into_iter().step_by(2).collect();
                     checkpoints = kept;
                     interval *= 2;
                     let mut seen = HashSet::new();
                     checkpoint_bytes = checkpoints
                         .iter()
-                        .map(|m| m.distinct_bytes(&mut seen))
+                        .map(|c| c.distinct_bytes(&mut seen))
                         .sum();
                 }
             }
@@ -220,7 +226,7 @@ impl Timeline {
         }
         let i = ((step / self.interval) as usize).min(self.checkpoints.len() - 1);
         let from = i as u64 * self.interval;
-        let mut sim = Simulation::resume(self.cfg.clone(), self.checkpoints[i].clone(), from);
+        let mut sim = Simulation::resume(self.cfg.clone(), self.checkpoints[i].restore(), from);
         sim.run_to(step, &mut NoEvents);
         sim
     }

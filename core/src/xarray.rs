@@ -31,11 +31,14 @@ mod tests;
 
 use std::cell::Cell;
 
-use crate::cow::CowChunks;
+use crate::cow::{Frozen, TrackedVec};
 
-/// 16 nodes (about 9 KiB) per shared chunk: nodes are allocated in the
+/// 16 nodes (about 9 KiB) per frozen chunk: nodes are allocated in the
 /// order a walk meets them, so one interval's changes touch few chunks.
 const NODE_CHUNK: usize = 16;
+
+/// The nodes of an array, frozen for a checkpoint.
+pub type FrozenNodes = Frozen<Node, NODE_CHUNK>;
 
 pub use check::XaCheckError;
 pub use node::{NodeId, MAX_PAYLOAD, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
@@ -150,8 +153,8 @@ impl XaStats {
 pub struct XArray {
     head: u64,
     head_marks: u8,
-    /// Shared between clones chunk by chunk: see [`crate::cow`].
-    nodes: CowChunks<Node, NODE_CHUNK>,
+    /// Written chunks are tracked for checkpoints: see [`crate::cow`].
+    nodes: TrackedVec<Node, NODE_CHUNK>,
     free: Vec<NodeId>,
     stats: StatCells,
     /// Bumped whenever a node is allocated or freed, which is when a
@@ -832,14 +835,24 @@ impl XArray {
         self.nodes.memory_bytes() + self.free.capacity() * std::mem::size_of::<NodeId>()
     }
 
-    /// Bytes no clone of this array shares (see [`CowChunks::unshared_bytes`]).
-    pub fn unshared_bytes(&self) -> usize {
-        self.nodes.unshared_bytes() + self.free.capacity() * std::mem::size_of::<NodeId>()
+    /// The nodes, frozen: chunks not written since `prev` was frozen from
+    /// this array are shared with it.
+    pub fn freeze_nodes(&mut self, prev: Option<&FrozenNodes>) -> FrozenNodes {
+        self.nodes.freeze(prev)
     }
 
-    /// Bytes of the node chunks not yet in `seen`.
-    pub fn distinct_bytes(&self, seen: &mut std::collections::HashSet<usize>) -> usize {
-        self.nodes.distinct_bytes(seen) + self.free.capacity() * std::mem::size_of::<NodeId>()
+    /// Takes the nodes out, leaving none, so the rest clones cheaply.
+    pub(crate) fn take_nodes(&mut self) -> TrackedVec<Node, NODE_CHUNK> {
+        std::mem::take(&mut self.nodes)
+    }
+
+    pub(crate) fn put_nodes(&mut self, nodes: TrackedVec<Node, NODE_CHUNK>) {
+        self.nodes = nodes;
+    }
+
+    /// Puts back nodes frozen from an array in this one's state.
+    pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes) {
+        self.nodes = TrackedVec::thaw(frozen);
     }
 
     // ---- arena ----
