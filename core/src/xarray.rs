@@ -551,11 +551,11 @@ impl XArray {
         }
     }
 
-    /// The slots of leaf node `id` with the sibling mask, for fast scans
-    /// over order-0 entries. None if `id` is not a leaf.
-    pub(crate) fn leaf_slots(&self, id: NodeId) -> Option<(&[u64; XA_CHUNK_SIZE], u64)> {
+    /// The slots of leaf node `id`, for fast scans over order-0 entries.
+    /// None if `id` is not a leaf.
+    pub(crate) fn leaf_slots(&self, id: NodeId) -> Option<&[u64; XA_CHUNK_SIZE]> {
         let n = self.nodes.get(id as usize)?;
-        (n.shift == 0).then_some((&n.slots, n.present & !n.canon))
+        (n.shift == 0).then_some(&n.slots)
     }
 
     /// The depth (number of nodes walked) at which `index`'s slot lives.
