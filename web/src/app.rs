@@ -133,6 +133,12 @@ pub fn App() -> Html {
     {
         let mut runs = vec![state.run.clone()];
         runs.extend(state.compare.as_ref().map(|c| c.run.clone()));
+        // Where the view is when the rehearsal starts, to come back to.
+        let here = use_mut_ref(|| None::<(u64, Option<usize>)>);
+        *here.borrow_mut() =
+            (!state.playing).then(|| (state.step, state.cursor.as_ref().map(|c| c.applied)));
+        let far = state.len() * 3 / 4;
+        let d = state.dispatcher();
         use_effect_with((), move |_| {
             let width = gloo::utils::window()
                 .inner_width()
@@ -141,10 +147,16 @@ pub fn App() -> Html {
                 .unwrap_or(1200.0) as u32;
             gloo::timers::callback::Timeout::new(WARM_UP_DELAY_MS, move || {
                 crate::warm::rehearse(&runs, width);
-                // For tests that time the first jump.
-                if let Some(root) = gloo::utils::document().document_element() {
-                    let _ = root.set_attribute("data-warm", "1");
-                }
+                let back = *here.borrow();
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Some((step, applied)) = back {
+                        crate::warm::rehearse_jump(&d, far, step, applied).await;
+                    }
+                    // For tests that time the first jump.
+                    if let Some(root) = gloo::utils::document().document_element() {
+                        let _ = root.set_attribute("data-warm", "1");
+                    }
+                });
             })
             .forget();
         });
@@ -238,12 +250,15 @@ pub fn App() -> Html {
                         let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
                             return;
                         };
-                        // Typing in a field is not a shortcut.
+                        // Typing in a field is not a shortcut; Escape, which
+                        // types nothing, still dismisses the banner.
                         if let Some(t) = e
                             .target()
                             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
                         {
-                            if matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA") {
+                            if matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                                && e.key() != "Escape"
+                            {
                                 return;
                             }
                         }
