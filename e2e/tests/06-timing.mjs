@@ -58,8 +58,6 @@ const r1 = (v) => Math.round(v * 10) / 10;
 
 export async function run({ newPage, expect, log, outDir }) {
   const page = await newPage();
-  // The app rehearses a jump's work once after load (web/src/warm.rs).
-  await page.waitForSelector('html[data-warm="1"]', { state: 'attached' });
   const jumps = await traced(page, async () => {
     const r = document.querySelector('[data-testid="scrubber"]');
     const len = Number(r.max);

@@ -45,7 +45,7 @@ export async function run({ newPage, expect, expectEq, shot }) {
 
   // Filters: a kind switched off, then a text.
   await page.goto(page.url().replace(/step=\d+(-\d+)?/, 'step=51234'));
-  await page.waitForSelector('[data-testid="log-lines"] .log-line:not([hidden])');
+  await page.waitForSelector('html[data-warm="1"]', { state: 'attached' });
   expect((await lines()).some((l) => l.major), 'major faults are listed');
   await page.click('[data-testid="kind-major"]');
   await page.waitForFunction(() => !document.querySelector('[data-testid="log-lines"] .log-line:not([hidden]).k-major'));
