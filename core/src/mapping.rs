@@ -15,7 +15,7 @@ use crate::cow::{Frozen, TrackedVec};
 const PTE_CHUNK: usize = 512;
 
 /// The PTE bits of a mapping, frozen for a checkpoint.
-pub type FrozenPte = Frozen<u64, PTE_CHUNK>;
+pub(crate) type FrozenPte = Frozen<u64, PTE_CHUNK>;
 
 /// The `vm_flags` bits the fault path tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -224,7 +224,7 @@ impl Mapping {
 
     /// The PTE bits, frozen: chunks not written since `prev` was frozen
     /// from this mapping are shared with it.
-    pub fn freeze_pte(&mut self, prev: Option<&FrozenPte>) -> FrozenPte {
+    pub(crate) fn freeze_pte(&mut self, prev: Option<&FrozenPte>) -> FrozenPte {
         self.pte.freeze(prev)
     }
 

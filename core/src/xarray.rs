@@ -38,7 +38,7 @@ use crate::cow::{Frozen, TrackedVec};
 const NODE_CHUNK: usize = 16;
 
 /// The nodes of an array, frozen for a checkpoint.
-pub type FrozenNodes = Frozen<Node, NODE_CHUNK>;
+pub(crate) type FrozenNodes = Frozen<Node, NODE_CHUNK>;
 
 pub use check::XaCheckError;
 pub use node::{NodeId, MAX_PAYLOAD, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
@@ -837,7 +837,7 @@ impl XArray {
 
     /// The nodes, frozen: chunks not written since `prev` was frozen from
     /// this array are shared with it.
-    pub fn freeze_nodes(&mut self, prev: Option<&FrozenNodes>) -> FrozenNodes {
+    pub(crate) fn freeze_nodes(&mut self, prev: Option<&FrozenNodes>) -> FrozenNodes {
         self.nodes.freeze(prev)
     }
 
