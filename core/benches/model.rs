@@ -6,7 +6,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use folioscope_core::{Config, Madvise, NoEvents, Pattern, Simulation, Timeline};
 
 fn scenario(pattern: Pattern, madvise: Madvise, size: u64) -> Config {
-    let mut p = Config::defaults(pattern, size).expect("valid").parts();
+    let mut p = Config::defaults(pattern, size).expect("valid").scenario();
     p.madvise = madvise;
     Config::new(p).expect("valid")
 }

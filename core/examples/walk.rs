@@ -37,7 +37,9 @@ fn main() {
         .unwrap_or(Madvise::Sequential);
     let gib: u64 = arg(3, "2").parse().unwrap_or(2);
     let repeats: u32 = arg(4, "5").parse().unwrap_or(5);
-    let mut p = Config::defaults(pattern, gib << 30).expect("valid").parts();
+    let mut p = Config::defaults(pattern, gib << 30)
+        .expect("valid")
+        .scenario();
     p.madvise = madvise;
     let cfg = Config::new(p).expect("valid");
     let timeline = arg(5, "") == "timeline";

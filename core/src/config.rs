@@ -177,27 +177,18 @@ pub const DEFAULT_IO_KB: u64 = 4096;
 pub const MAX_XAS_ORDER: u8 = 11;
 
 impl Config {
-    /// The defaults of these machines: Linux 6.18, 4 KiB pages, read_ahead_kb
-    /// 8192, fault_around_bytes 64 KiB, THP built in, no memory limit.
+    /// The defaults of these machines (see [`Scenario::default`]) with
+    /// `pattern` over a file of `file_size` bytes.
     pub fn defaults(pattern: Pattern, file_size: u64) -> Result<Self, ConfigError> {
-        Config::new(ConfigParts {
-            kernel: Kernel::v6_18(),
-            file_size,
-            page_size: PageSize::SIZE_4K,
-            read_ahead_kb: 8192,
-            fault_around_bytes: 65536,
-            madvise: Madvise::Normal,
-            thp: true,
-            memory_limit: None,
-            exec: false,
+        Config::new(Scenario {
             pattern,
-            backing: Backing::Disk,
-            hwpoison: None,
+            file_size,
+            ..Scenario::default()
         })
     }
 
     /// Validates every field and derives the geometry.
-    pub fn new(p: ConfigParts) -> Result<Self, ConfigError> {
+    pub fn new(p: Scenario) -> Result<Self, ConfigError> {
         if p.file_size == 0 {
             return Err(ConfigError::new("file_size", "must be larger than 0"));
         }
@@ -211,7 +202,7 @@ impl Config {
                 ),
             ));
         }
-        let ps = p.page_size;
+        let ps = PageSize::new(p.page_size)?;
         let page = ps.bytes();
         if p.read_ahead_kb > 1 << 20 {
             return Err(ConfigError::new(
@@ -344,12 +335,12 @@ impl Config {
         &self.geometry
     }
 
-    /// The parts again, to change one and validate anew.
-    pub fn parts(&self) -> ConfigParts {
-        ConfigParts {
+    /// The scenario again, to change a field and validate anew.
+    pub fn scenario(&self) -> Scenario {
+        Scenario {
             kernel: self.kernel.clone(),
             file_size: self.file_size,
-            page_size: self.page_size,
+            page_size: self.page_size.bytes(),
             read_ahead_kb: self.read_ahead_kb,
             fault_around_bytes: self.fault_around_bytes,
             madvise: self.madvise,
@@ -363,12 +354,14 @@ impl Config {
     }
 }
 
-/// The unvalidated fields of a [`Config`].
+/// A scenario as a user states it: the unvalidated fields of a [`Config`],
+/// which the CLI, links and the app's panel edit.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigParts {
+pub struct Scenario {
     pub kernel: Kernel,
     pub file_size: u64,
-    pub page_size: PageSize,
+    /// In bytes; [`Config::new`] checks it is a [`PageSize`].
+    pub page_size: u64,
     pub read_ahead_kb: u64,
     pub fault_around_bytes: u64,
     pub madvise: Madvise,
@@ -376,6 +369,37 @@ pub struct ConfigParts {
     pub memory_limit: Option<u64>,
     pub exec: bool,
     pub pattern: Pattern,
+    /// The file system: a disk file, or a tmpfs file made before the reads.
     pub backing: Backing,
+    /// A page marked hardware-poisoned (tmpfs only).
     pub hwpoison: Option<u64>,
+}
+
+impl Default for Scenario {
+    /// The machines of this project: Linux 6.18, 4 KiB pages,
+    /// read_ahead_kb 8192, fault_around_bytes 64 KiB, THP built in, no
+    /// memory limit, a forward walk of a 2 GiB file on disk.
+    fn default() -> Self {
+        Scenario {
+            kernel: Kernel::v6_18(),
+            file_size: 2 << 30,
+            page_size: 4096,
+            read_ahead_kb: 8192,
+            fault_around_bytes: 65536,
+            madvise: Madvise::Normal,
+            thp: true,
+            memory_limit: None,
+            exec: false,
+            pattern: Pattern::Fwd,
+            backing: Backing::Disk,
+            hwpoison: None,
+        }
+    }
+}
+
+impl Scenario {
+    /// Validates the scenario into a model configuration.
+    pub fn config(&self) -> Result<Config, ConfigError> {
+        Config::new(self.clone())
+    }
 }

@@ -50,7 +50,7 @@ pub mod timeline;
 pub mod xarray;
 
 pub use backing::{Backing, TmpfsFile};
-pub use config::{Config, ConfigError, ConfigParts, Madvise, PageSize};
+pub use config::{Config, ConfigError, Madvise, PageSize, Scenario};
 pub use event::{CopySource, Event, EventKind, EventSink, KFunc, NoEvents, ReadErrno};
 pub use kernel::{Kernel, Patch, Variant};
 pub use machine::Machine;

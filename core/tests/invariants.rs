@@ -8,8 +8,8 @@
 
 use folioscope_core::fault::MMAP_LOTSAMISS;
 use folioscope_core::{
-    Access, Backing, Config, ConfigParts, Kernel, Machine, Madvise, NoEvents, PageSize, Pattern,
-    Simulation, Summary, Timeline, TmpfsFile,
+    Access, Backing, Config, Kernel, Machine, Madvise, NoEvents, Pattern, Scenario, Simulation,
+    Summary, Timeline, TmpfsFile,
 };
 use proptest::prelude::*;
 
@@ -83,10 +83,10 @@ fn config() -> impl Strategy<Value = Config> {
                 (backing, poison),
             )| {
                 let hwpoison = poison.map(|p| p % file_size.div_ceil(page));
-                Config::new(ConfigParts {
+                Config::new(Scenario {
                     kernel: Kernel::from_variant(variant),
                     file_size,
-                    page_size: PageSize::new(page).ok()?,
+                    page_size: page,
                     read_ahead_kb: ra_kb,
                     fault_around_bytes: fa,
                     madvise,
@@ -193,7 +193,7 @@ proptest! {
     fn first_difference_finds_where_two_runs_part(cfg in config(), ra_kb in prop_oneof![Just(0u64), Just(64), Just(4096)]) {
         let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
         prop_assume!(len <= 5_000);
-        let mut other = cfg.parts();
+        let mut other = cfg.scenario();
         other.read_ahead_kb = ra_kb;
         let other = Config::new(other).unwrap();
         let a = Timeline::build(cfg, 1 << 20);
@@ -242,8 +242,12 @@ fn checkpoints_share_what_did_not_change() {
     // A walk of 256 MiB with MADV_RANDOM, so order-0 folios fill a
     // thousand leaves: each checkpoint adds the few leaves and page-table
     // words the walk wrote since the last one, far less than a full copy.
-    let mut cfg = Config::defaults(Pattern::Fwd, 256 << 20).unwrap();
-    cfg.madvise = Madvise::Random;
+    let cfg = Config::new(Scenario {
+        file_size: 256 << 20,
+        madvise: Madvise::Random,
+        ..Scenario::default()
+    })
+    .unwrap();
     let timeline = Timeline::build(cfg.clone(), usize::MAX);
     let mut sim = Simulation::new(cfg);
     let mut full_copies = 0;

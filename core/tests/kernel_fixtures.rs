@@ -7,7 +7,7 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-use folioscope_core::{Config, Madvise, NoEvents, PageSize, Pattern, Simulation, Summary};
+use folioscope_core::{Config, Madvise, NoEvents, Pattern, Simulation, Summary};
 use serde_json::Value;
 
 const FIXTURES: &[(&str, &str)] = &[
@@ -90,9 +90,9 @@ fn check(name: &str, text: &str) -> Vec<String> {
         u(&real["file_size"]),
     )
     .unwrap()
-    .parts();
+    .scenario();
     parts.madvise = madvise(real["madvise"].as_str().unwrap());
-    parts.page_size = PageSize::new(u(&real["page_size"])).unwrap();
+    parts.page_size = u(&real["page_size"]);
     parts.read_ahead_kb = u(&real["read_ahead_kb"]);
     parts.fault_around_bytes = u(&real["fault_around_bytes"]);
     let cfg = Config::new(parts).unwrap();

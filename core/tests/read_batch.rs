@@ -18,7 +18,7 @@ fn run(kernel: Kernel) -> (Summary, folioscope_core::xarray::XaStats) {
     }));
     let mut parts = Config::defaults(Pattern::Trace(list), size)
         .unwrap()
-        .parts();
+        .scenario();
     parts.kernel = kernel;
     let mut sim = Simulation::new(Config::new(parts).unwrap());
     sim.run(&mut NoEvents);

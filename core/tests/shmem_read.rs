@@ -6,8 +6,7 @@
 
 use folioscope_core::counters::Counters;
 use folioscope_core::{
-    Backing, Config, ConfigParts, Kernel, Madvise, NoEvents, PageSize, Patch, Pattern, Simulation,
-    TmpfsFile, Variant,
+    Backing, Config, Kernel, NoEvents, Patch, Pattern, Scenario, Simulation, TmpfsFile, Variant,
 };
 
 const SIZE: u64 = 64 << 20;
@@ -37,19 +36,13 @@ fn run_kernel(
     bs: u64,
     poison: Option<u64>,
 ) -> (Counters, folioscope_core::xarray::XaStats) {
-    let cfg = Config::new(ConfigParts {
+    let cfg = Config::new(Scenario {
         kernel,
         file_size: SIZE,
-        page_size: PageSize::SIZE_4K,
-        read_ahead_kb: 8192,
-        fault_around_bytes: 65536,
-        madvise: Madvise::Normal,
-        thp: true,
-        memory_limit: None,
-        exec: false,
         pattern: Pattern::Read { bs },
         backing: Backing::Tmpfs { huge, file },
         hwpoison: poison,
+        ..Scenario::default()
     })
     .expect("a valid tmpfs scenario");
     let mut sim = Simulation::new(cfg);
@@ -304,22 +297,15 @@ fn a_poisoned_page_in_a_large_folio() {
 fn conflicting_versions_of_one_hunk_are_refused() {
     let mut k = Kernel::from_variant(Variant::V7_1Rc5Fbatch);
     k.patches = k.patches.with(Patch::ShmemIovIterZero);
-    let err = Config::new(ConfigParts {
+    let err = Config::new(Scenario {
         kernel: k,
         file_size: SIZE,
-        page_size: PageSize::SIZE_4K,
-        read_ahead_kb: 8192,
-        fault_around_bytes: 65536,
-        madvise: Madvise::Normal,
-        thp: true,
-        memory_limit: None,
-        exec: false,
         pattern: Pattern::Read { bs: 4096 },
         backing: Backing::Tmpfs {
             huge: false,
             file: TmpfsFile::Written,
         },
-        hwpoison: None,
+        ..Scenario::default()
     })
     .unwrap_err();
     assert_eq!(err.field, "kernel");

@@ -12,8 +12,8 @@ use folioscope_core::{Event, EventSink, NoEvents, Simulation, Summary};
 use crate::link::{parse_link, to_link, Parsed, View};
 use crate::parse::{format_pattern, format_size};
 use crate::report::ReadPathReport;
-use crate::scenario::Scenario;
 use crate::text::{event_line, wrap};
+use folioscope_core::Scenario;
 
 /// The widest line of an export.
 pub const WIDTH: usize = 78;

@@ -19,10 +19,10 @@ pub mod link;
 pub mod nnls;
 pub mod parse;
 pub mod report;
-pub mod scenario;
 pub mod seeds;
 pub mod shmem_cost;
 pub mod text;
 
+/// The scenario is the model's own unvalidated parameters.
+pub use folioscope_core::Scenario;
 pub use report::Report;
-pub use scenario::{FieldError, Scenario};

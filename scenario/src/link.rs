@@ -28,8 +28,8 @@ use crate::parse::{
     format_pattern, format_size, fs_name, parse_fs, parse_madvise, parse_on_off, parse_pattern,
     parse_size, parse_tmpfs_file,
 };
-use crate::scenario::Scenario;
 use crate::seeds::rows;
+use folioscope_core::Scenario;
 
 /// The schema version links are written with.
 pub const SCHEMA: u32 = 1;

@@ -5,7 +5,7 @@
 
 use folioscope_core::{Access, Backing, Kernel, Madvise, Pattern, TmpfsFile, Variant};
 
-use crate::scenario::Scenario;
+use folioscope_core::Scenario;
 
 /// The three seed threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
