@@ -14,34 +14,33 @@ use crate::proc::{output, run, step};
 use crate::root;
 use crate::tools::tool;
 
+/// `cargo` arguments that name the walk example, built for release.
+const WALK_EXAMPLE: [&str; 6] = [
+    "--quiet",
+    "--release",
+    "-p",
+    "folioscope-core",
+    "--example",
+    "walk",
+];
+
 fn walk_native(args: &[&str]) -> Result<String> {
     let mut cmd = tool("cargo");
     cmd.current_dir(root())
-        .args([
-            "run",
-            "--quiet",
-            "--release",
-            "-p",
-            "folioscope-core",
-            "--example",
-            "walk",
-            "--",
-        ])
+        .arg("run")
+        .args(WALK_EXAMPLE)
+        .arg("--")
         .args(args);
     output(&mut cmd).with_context(|| format!("running the walk example natively with {args:?}"))
 }
 
+/// A number from the walk example's one-line JSON.
 fn field(json: &str, name: &str) -> Result<f64> {
-    let key = format!("\"{name}\":");
-    let i = json
-        .find(&key)
-        .with_context(|| format!("no {name} in {json}"))?;
-    let rest = &json[i + key.len()..];
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    rest[..end]
-        .trim()
-        .parse()
-        .with_context(|| format!("{name} in {json}"))
+    let v: serde_json::Value =
+        serde_json::from_str(json.trim()).with_context(|| format!("not JSON: {json}"))?;
+    v[name]
+        .as_f64()
+        .with_context(|| format!("no number {name} in {json}"))
 }
 
 pub fn bench() -> Result<()> {
@@ -62,17 +61,11 @@ pub fn bench() -> Result<()> {
         step("installing the wasm32-wasip1 target for the wasm timing");
         run(Command::new("rustup").args(["target", "add", "wasm32-wasip1"]))?;
     }
-    run(tool("cargo").current_dir(root()).args([
-        "build",
-        "--quiet",
-        "--release",
-        "-p",
-        "folioscope-core",
-        "--example",
-        "walk",
-        "--target",
-        "wasm32-wasip1",
-    ]))?;
+    run(tool("cargo")
+        .current_dir(root())
+        .arg("build")
+        .args(WALK_EXAMPLE)
+        .args(["--target", "wasm32-wasip1"]))?;
     let wasm_file = root().join("target/wasm32-wasip1/release/examples/walk.wasm");
     let mut node = tool("node");
     node.arg("--no-warnings")
