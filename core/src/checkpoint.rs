@@ -9,7 +9,7 @@ use crate::machine::Machine;
 use crate::mapping::FrozenPte;
 use crate::xarray::FrozenNodes;
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Checkpoint {
     /// The machine with no nodes and no PTE bits.
     shell: Machine,

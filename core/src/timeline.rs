@@ -9,6 +9,7 @@
 //! ([`crate::checkpoint`]), so they can sit a few hundred accesses apart.
 
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use crate::checkpoint::Checkpoint;
 use crate::config::Config;
@@ -70,7 +71,8 @@ pub struct Timeline {
     cfg: Config,
     len: u64,
     interval: u64,
-    checkpoints: Vec<Checkpoint>,
+    /// Shared so that the build can keep the last one it took.
+    checkpoints: Vec<Rc<Checkpoint>>,
     samples: Vec<Sample>,
     /// For each [`Mark`], the 1-based steps (accesses done) after which it happened.
     marks: [Vec<u64>; 3],
@@ -122,7 +124,7 @@ impl Timeline {
         let mut interval = (len / 512).max(256).next_power_of_two();
         let sample_every = len.div_ceil(MAX_SAMPLES).max(1);
         let bucket = len.div_ceil(DENSITY_BUCKETS).max(1);
-        let first = Checkpoint::take(sim.machine_mut(), None);
+        let first = Rc::new(Checkpoint::take(sim.machine_mut(), None));
         let mut checkpoint_bytes = first.new_bytes();
         // The last checkpoint taken, kept even when thinning drops it: the
         // next one shares with it.
@@ -159,13 +161,13 @@ impl Timeline {
                 samples.push(Sample::of(done, sim.machine()));
             }
             if done.is_multiple_of(interval) && done < len {
-                let cp = Checkpoint::take(sim.machine_mut(), Some(&last));
+                let cp = Rc::new(Checkpoint::take(sim.machine_mut(), Some(&last)));
                 checkpoint_bytes += cp.new_bytes();
                 last = cp.clone();
                 checkpoints.push(cp);
                 if checkpoint_bytes > budget_bytes && checkpoints.len() > 2 {
                     // Keep every other checkpoint: twice the interval.
-                    let kept: Vec<Checkpoint> = checkpoints.into_iter().step_by(2).collect();
+                    let kept: Vec<Rc<Checkpoint>> = checkpoints.into_iter().step_by(2).collect();
                     checkpoints = kept;
                     interval *= 2;
                     let mut seen = HashSet::new();
