@@ -131,26 +131,18 @@ pub fn App() -> Html {
 
     // Once, in the first idle moment after load: see warm.rs.
     {
-        let mut runs = vec![state.run.clone()];
-        runs.extend(state.compare.as_ref().map(|c| c.run.clone()));
         // Where the view is when the rehearsal starts, to come back to.
         let here = use_mut_ref(|| None::<(u64, Option<usize>)>);
         *here.borrow_mut() =
             (!state.playing).then(|| (state.step, state.cursor.as_ref().map(|c| c.applied)));
-        let far = state.len() * 3 / 4;
+        let stops = [state.len() * 3 / 4, state.len()];
         let d = state.dispatcher();
         use_effect_with((), move |_| {
-            let width = gloo::utils::window()
-                .inner_width()
-                .ok()
-                .and_then(|w| w.as_f64())
-                .unwrap_or(1200.0) as u32;
             gloo::timers::callback::Timeout::new(WARM_UP_DELAY_MS, move || {
-                crate::warm::rehearse(&runs, width);
                 let back = *here.borrow();
                 wasm_bindgen_futures::spawn_local(async move {
                     if let Some((step, applied)) = back {
-                        crate::warm::rehearse_jump(&d, far, step, applied).await;
+                        crate::warm::rehearse_jumps(&d, &stops, step, applied).await;
                     }
                     // For tests that time the first jump.
                     if let Some(root) = gloo::utils::document().document_element() {
