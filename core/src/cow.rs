@@ -60,12 +60,11 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         self.dirty = vec![u64::MAX; chunks.div_ceil(64)];
     }
 
+    /// Marks the chunk of item `i`, which must exist: `push` and `filled`
+    /// size the marks.
     #[inline]
     fn mark(&mut self, i: usize) {
         let c = i >> Self::CHUNK_SHIFT;
-        if c / 64 >= self.dirty.len() {
-            self.dirty.resize(c / 64 + 1, 0);
-        }
         self.dirty[c / 64] |= 1 << (c % 64);
     }
 
@@ -88,8 +87,12 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
     }
 
     pub fn push(&mut self, value: T) {
-        self.mark(self.items.len());
+        let chunk = self.items.len() >> Self::CHUNK_SHIFT;
+        if chunk / 64 >= self.dirty.len() {
+            self.dirty.push(0);
+        }
         self.items.push(value);
+        self.mark(self.items.len() - 1);
     }
 
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
