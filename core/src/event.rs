@@ -42,6 +42,14 @@ pub enum KFunc {
     CopyPagesToIter,
     IovIterZero,
     Madvise,
+    /// `__filemap_remove_folio`, where a folio leaves the page cache.
+    FilemapRemoveFolio,
+    /// `exc_page_fault`, the architecture's entry for a page fault.
+    ExcPageFault,
+    /// `generic_fadvise` (mm/fadvise.c).
+    GenericFadvise,
+    /// `filemap_splice_read`, the page-cache side of splice and sendfile.
+    FilemapSpliceRead,
 }
 
 impl KFunc {
@@ -82,9 +90,15 @@ impl KFunc {
             KFunc::CopyPagesToIter => "copy_pages_to_iter",
             KFunc::IovIterZero => "iov_iter_zero",
             KFunc::Madvise => "madvise",
+            KFunc::FilemapRemoveFolio => "__filemap_remove_folio",
+            KFunc::ExcPageFault => "exc_page_fault",
+            KFunc::GenericFadvise => "generic_fadvise",
+            KFunc::FilemapSpliceRead => "filemap_splice_read",
         }
     }
 }
+
+pub use crate::tracepoint::{RaFields, Tracepoint};
 
 /// Why `mmap_miss` moved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -227,6 +241,8 @@ pub enum Event {
     Evicted { index: u64, order: u8 },
     /// A refault of a recently evicted folio: it comes back as workingset.
     Refault { index: u64, order: u8 },
+    /// One of the kernel's tracepoints fired, with the fields it records.
+    Tracepoint(Tracepoint),
 }
 
 impl Event {
@@ -251,6 +267,18 @@ impl Event {
             Event::ReadError { func, .. } => func,
             Event::Evicted { .. } => KFunc::ShrinkFolioList,
             Event::Refault { .. } => KFunc::WorkingsetRefault,
+            Event::Tracepoint(tp) => match tp {
+                Tracepoint::SyncRa { .. } => KFunc::PageCacheSyncRa,
+                Tracepoint::AsyncRa { .. } => KFunc::PageCacheAsyncRa,
+                Tracepoint::RaOrder { .. } => KFunc::PageCacheRaOrder,
+                Tracepoint::RaUnbounded { .. } => KFunc::PageCacheRaUnbounded,
+                Tracepoint::AddToPageCache { .. } => KFunc::FilemapAddFolio,
+                Tracepoint::DeleteFromPageCache { .. } => KFunc::FilemapRemoveFolio,
+                Tracepoint::FilemapFault { .. } => KFunc::FilemapFault,
+                Tracepoint::MapPages { .. } => KFunc::FilemapMapPages,
+                Tracepoint::GetPages { .. } => KFunc::FilemapGetPages,
+                Tracepoint::PageFaultUser { .. } => KFunc::ExcPageFault,
+            },
         }
     }
 
@@ -272,6 +300,7 @@ impl Event {
             | Event::Lookup { .. }
             | Event::ReadError { .. } => EventKind::Read,
             Event::Evicted { .. } | Event::Refault { .. } => EventKind::Reclaim,
+            Event::Tracepoint(_) => EventKind::Tracepoint,
         }
     }
 }
@@ -289,10 +318,12 @@ pub enum EventKind {
     Io,
     Read,
     Reclaim,
+    /// The kernel's tracepoints, as the model fires them.
+    Tracepoint,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 10] = [
+    pub const ALL: [EventKind; 11] = [
         EventKind::Fault,
         EventKind::MajorFault,
         EventKind::MinorFault,
@@ -303,6 +334,7 @@ impl EventKind {
         EventKind::Io,
         EventKind::Read,
         EventKind::Reclaim,
+        EventKind::Tracepoint,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -317,6 +349,7 @@ impl EventKind {
             EventKind::Io => "io",
             EventKind::Read => "read",
             EventKind::Reclaim => "reclaim",
+            EventKind::Tracepoint => "tracepoint",
         }
     }
 }

@@ -47,6 +47,7 @@ pub mod shmem;
 pub mod sim;
 pub mod summary;
 pub mod timeline;
+pub mod tracepoint;
 pub mod xarray;
 
 pub use backing::{Backing, TmpfsFile};
@@ -54,7 +55,8 @@ pub use config::{Config, ConfigError, Madvise, PageSize, Scenario};
 pub use event::{CopySource, Event, EventKind, EventSink, KFunc, NoEvents, ReadErrno};
 pub use kernel::{Kernel, Patch, Variant};
 pub use machine::Machine;
-pub use pattern::{Access, Pattern};
+pub use pattern::{Access, Fadvice, Madvice, Pattern};
 pub use sim::Simulation;
 pub use summary::{FolioRun, Summary};
 pub use timeline::{Mark, Sample, Timeline};
+pub use tracepoint::{RaFields, Tracepoint};

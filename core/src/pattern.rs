@@ -14,6 +14,13 @@
 use crate::config::ConfigError;
 
 /// One access.
+///
+/// `Touch` and `Read` are the synthetic patterns' accesses: they go through
+/// the one mapping and the one open file that a synthetic scenario starts
+/// with. The others are what a recorded program asked of the file, in the
+/// kernel's own terms: each open file description (`ofd`) has its own
+/// `file_ra_state`, and each process (`mm`) its own mappings, placed at
+/// the virtual page (`vpn`) where the program's `mmap` put them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Access {
     /// Read one byte of page `page` through the mapping.
@@ -21,6 +28,130 @@ pub enum Access {
     /// `pread(fd, buf, len, offset)`; sequential `read()` is the same call
     /// at the running file position.
     Read { offset: u64, len: u64 },
+    /// `open(2)` of the file: a new open file description with a fresh
+    /// `file_ra_state` (`file_ra_state_init`).
+    Open { ofd: u32 },
+    /// `read`, `pread64`, `readv`, `preadv` or `preadv2` of `len` bytes at
+    /// `offset` through `ofd`: `filemap_read`.
+    ReadAt { ofd: u32, offset: u64, len: u64 },
+    /// `sendfile`, `splice` or `copy_file_range` reading `len` bytes at
+    /// `offset` from `ofd` into a pipe: `splice_direct_to_actor` and
+    /// `filemap_splice_read`.
+    SpliceRead { ofd: u32, offset: u64, len: u64 },
+    /// `posix_fadvise(fd, offset, len, advice)`; `readahead(2)` is
+    /// POSIX_FADV_WILLNEED. A `len` of 0 means "to the end of the file".
+    Fadvise {
+        ofd: u32,
+        offset: u64,
+        len: u64,
+        advice: Fadvice,
+    },
+    /// `mmap` of `pages` pages of the file from page `pgoff`, opened as
+    /// `ofd`, at virtual page `vpn` of process `mm`.
+    Mmap {
+        mm: u32,
+        vpn: u64,
+        pages: u64,
+        ofd: u32,
+        pgoff: u64,
+    },
+    /// `munmap` of `pages` pages from virtual page `vpn` of process `mm`
+    /// (also what `exit` and `exec` do to every mapping).
+    Munmap { mm: u32, vpn: u64, pages: u64 },
+    /// `madvise` of `pages` pages from virtual page `vpn` of process `mm`.
+    Madvise {
+        mm: u32,
+        vpn: u64,
+        pages: u64,
+        advice: Madvice,
+    },
+    /// A user page fault at virtual page `vpn` of process `mm`
+    /// (`exceptions:page_fault_user`), a write fault when `write`.
+    Fault { mm: u32, vpn: u64, write: bool },
+}
+
+/// The `posix_fadvise` advice values the page cache acts on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fadvice {
+    /// POSIX_FADV_NORMAL (0): `ra_pages` back to the device's, FMODE_RANDOM off.
+    Normal,
+    /// POSIX_FADV_RANDOM (1): FMODE_RANDOM.
+    Random,
+    /// POSIX_FADV_SEQUENTIAL (2): twice the device's `ra_pages`.
+    Sequential,
+    /// POSIX_FADV_WILLNEED (3): `force_page_cache_ra` over the range.
+    WillNeed,
+    /// POSIX_FADV_DONTNEED (4): clean, unmapped folios inside the range leave.
+    DontNeed,
+    /// POSIX_FADV_NOREUSE (5): FMODE_NOREUSE, which only the LRU reads.
+    NoReuse,
+}
+
+impl Fadvice {
+    /// The advice from its `posix_fadvise` number.
+    pub fn from_number(n: u64) -> Option<Fadvice> {
+        Some(match n {
+            0 => Fadvice::Normal,
+            1 => Fadvice::Random,
+            2 => Fadvice::Sequential,
+            3 => Fadvice::WillNeed,
+            4 => Fadvice::DontNeed,
+            5 => Fadvice::NoReuse,
+            _ => return None,
+        })
+    }
+
+    pub fn number(self) -> u64 {
+        self as u64
+    }
+}
+
+/// The `madvise` advice values that change how a file mapping is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Madvice {
+    /// MADV_NORMAL (0): clears VM_SEQ_READ and VM_RAND_READ.
+    Normal,
+    /// MADV_RANDOM (1): VM_RAND_READ.
+    Random,
+    /// MADV_SEQUENTIAL (2): VM_SEQ_READ.
+    Sequential,
+    /// MADV_WILLNEED (3): POSIX_FADV_WILLNEED over the mapped file range.
+    WillNeed,
+    /// MADV_DONTNEED (4): the range's page table entries are zapped.
+    DontNeed,
+    /// MADV_HUGEPAGE (14): VM_HUGEPAGE.
+    Hugepage,
+    /// MADV_NOHUGEPAGE (15): VM_NOHUGEPAGE, clears VM_HUGEPAGE.
+    NoHugepage,
+}
+
+impl Madvice {
+    /// The advice from its `madvise` number; None for advice that leaves
+    /// a file mapping's page cache alone.
+    pub fn from_number(n: u64) -> Option<Madvice> {
+        Some(match n {
+            0 => Madvice::Normal,
+            1 => Madvice::Random,
+            2 => Madvice::Sequential,
+            3 => Madvice::WillNeed,
+            4 => Madvice::DontNeed,
+            14 => Madvice::Hugepage,
+            15 => Madvice::NoHugepage,
+            _ => return None,
+        })
+    }
+
+    pub fn number(self) -> u64 {
+        match self {
+            Madvice::Normal => 0,
+            Madvice::Random => 1,
+            Madvice::Sequential => 2,
+            Madvice::WillNeed => 3,
+            Madvice::DontNeed => 4,
+            Madvice::Hugepage => 14,
+            Madvice::NoHugepage => 15,
+        }
+    }
 }
 
 /// A pattern of accesses over a file.
