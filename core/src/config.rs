@@ -241,6 +241,12 @@ impl Config {
             ));
         }
         if let Backing::Tmpfs { huge, file } = p.backing {
+            if p.pattern.is_program() {
+                return Err(ConfigError::new(
+                    "fs",
+                    "a recorded program's accesses are replayed on disk files only",
+                ));
+            }
             if !p.pattern.uses_read() {
                 return Err(ConfigError::new(
                     "pattern",

@@ -55,7 +55,8 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         v
     }
 
-    fn mark_all(&mut self) {
+    /// Marks every chunk, so the next freeze shares nothing.
+    pub fn mark_all(&mut self) {
         let chunks = self.items.len().div_ceil(N);
         self.dirty = vec![u64::MAX; chunks.div_ceil(64)];
     }

@@ -133,6 +133,8 @@ pub enum FaultOutcome {
     Locked,
     /// The mmap lock was dropped for I/O: VM_FAULT_RETRY.
     Retry,
+    /// The page is past the end of the file: VM_FAULT_SIGBUS.
+    Sigbus,
 }
 
 /// Where the bytes a `read()` copied came from.
@@ -241,6 +243,9 @@ pub enum Event {
     Evicted { index: u64, order: u8 },
     /// A refault of a recently evicted folio: it comes back as workingset.
     Refault { index: u64, order: u8 },
+    /// A folio left the page cache with no shadow: it was invalidated
+    /// (POSIX_FADV_DONTNEED).
+    Removed { func: KFunc, index: u64, order: u8 },
     /// One of the kernel's tracepoints fired, with the fields it records.
     Tracepoint(Tracepoint),
 }
@@ -267,6 +272,7 @@ impl Event {
             Event::ReadError { func, .. } => func,
             Event::Evicted { .. } => KFunc::ShrinkFolioList,
             Event::Refault { .. } => KFunc::WorkingsetRefault,
+            Event::Removed { func, .. } => func,
             Event::Tracepoint(tp) => match tp {
                 Tracepoint::SyncRa { .. } => KFunc::PageCacheSyncRa,
                 Tracepoint::AsyncRa { .. } => KFunc::PageCacheAsyncRa,
@@ -299,7 +305,9 @@ impl Event {
             | Event::Copied { .. }
             | Event::Lookup { .. }
             | Event::ReadError { .. } => EventKind::Read,
-            Event::Evicted { .. } | Event::Refault { .. } => EventKind::Reclaim,
+            Event::Evicted { .. } | Event::Refault { .. } | Event::Removed { .. } => {
+                EventKind::Reclaim
+            }
             Event::Tracepoint(_) => EventKind::Tracepoint,
         }
     }

@@ -18,6 +18,7 @@ use crate::folio::{Folio, FolioFlags};
 use crate::kernel::Patch;
 use crate::machine::{Gfp, Machine};
 use crate::readahead::Ractl;
+use crate::tracepoint::Tracepoint;
 
 /// MMAP_LOTSAMISS: past this many misses, mmap read-around stops.
 pub const MMAP_LOTSAMISS: u16 = 100;
@@ -27,6 +28,8 @@ pub const MMAP_LOTSAMISS: u16 = 100;
 pub struct FaultFlags {
     /// FAULT_FLAG_TRIED: this is a retry after VM_FAULT_RETRY|MAJOR.
     pub tried: bool,
+    /// FAULT_FLAG_WRITE: a store.
+    pub write: bool,
 }
 
 impl FaultFlags {
@@ -41,7 +44,8 @@ impl FaultFlags {
 pub struct FilemapFaultRet {
     pub major: bool,
     pub retry: bool,
-    /// The locked folio for `finish_fault`, when not retrying.
+    /// The locked folio for `finish_fault`, when not retrying; none with
+    /// neither retry nor folio is VM_FAULT_SIGBUS.
     pub folio: Option<Folio>,
 }
 
@@ -164,7 +168,7 @@ impl Machine {
             let start = pgoff & !(nr - 1);
             let ra_end = (start + self.ra.ra_pages)
                 .next_multiple_of(nr)
-                .min(self.mm.vm_pages);
+                .min(self.mm.vm_pgoff + self.mm.vm_pages);
             self.ra.order = order as u16;
             self.ra.start = start;
             self.ra.size = ra_end - start;
@@ -325,6 +329,11 @@ impl Machine {
             retry: false,
             folio: None,
         };
+        // Past i_size: VM_FAULT_SIGBUS, before the tracepoint.
+        if pgoff >= self.cache.max_idx() {
+            return ret;
+        }
+        sink.emit(Event::Tracepoint(Tracepoint::FilemapFault { index: pgoff }));
         let mut fpin = false;
         let folio = match self.cache.filemap_get_folio(pgoff) {
             Some(f) => {

@@ -27,6 +27,7 @@ use crate::folio::{Folio, FolioFlags};
 use crate::kernel::Patch;
 use crate::machine::Machine;
 use crate::mapping::Pmd;
+use crate::tracepoint::Tracepoint;
 use crate::xarray::{decode_slot, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
 
 /// What mapping one folio (or a window of them) counted towards the mmap
@@ -74,8 +75,8 @@ impl Machine {
     ) -> MapPagesRet {
         let nr = self.geo.fault_around_pages;
         let pte_off = self.mm.pte_index(pgoff);
-        // vm_pgoff is 0, so the page offset within the VMA is pgoff itself.
-        let vma_off = pgoff;
+        // The page offset of the fault within the VMA.
+        let vma_off = pgoff - self.mm.vm_pgoff;
         let from_pte = (pte_off & !(nr - 1)).max(pte_off - pte_off.min(vma_off));
         let to_pte = (from_pte + nr)
             .min(self.geo.ptrs_per_pte)
@@ -132,10 +133,14 @@ impl Machine {
         let mut xas = XaState::new(start_pgoff);
         let mut hits = Hits::default();
         let mut folio = self.next_uptodate_folio(&mut xas, end_pgoff);
+        // The tracepoint fires once the window was walked with PTEs: not
+        // when nothing could be mapped, nor after a PMD mapping.
+        let mut traced = folio.is_some();
         if let Some(first) = folio {
             if self.within_eof(&first) && self.filemap_map_pmd(fault_pgoff, &first, sink) {
                 ret.nopage = true;
                 folio = None;
+                traced = false;
                 // 6.18 and v7.4-rc2 never count a PMD mapping as a hit; the
                 // descending-readahead series counts the faulting address's.
                 if self.kernel.has(Patch::DescRaHugepage) && !first.test(FolioFlags::WORKINGSET) {
@@ -162,6 +167,12 @@ impl Machine {
             ret.nopage |= h.mapped_fault;
             hits.add(h);
             folio = self.next_uptodate_folio(&mut xas, end_pgoff);
+        }
+        if traced {
+            sink.emit(Event::Tracepoint(Tracepoint::MapPages {
+                index: start_pgoff,
+                last_index: end_pgoff,
+            }));
         }
         self.account_fault_around_hits(hits, tried, sink);
         ret
@@ -316,10 +327,7 @@ impl Machine {
         nr_pages: u64,
         sink: &mut S,
     ) -> Hits {
-        let ptrs = self.geo.ptrs_per_pte;
-        let whole = self.within_eof(folio)
-            && folio.next_index() <= self.mm.vm_pages
-            && folio.index / ptrs == (folio.next_index() - 1) / ptrs;
+        let whole = self.within_eof(folio) && self.mm.folio_fits(folio.index, folio.nr_pages());
         let (first, nr) = if whole {
             (folio.index, folio.nr_pages())
         } else {

@@ -17,6 +17,7 @@ use crate::folio::{Folio, FolioFlags};
 use crate::kernel::Patch;
 use crate::machine::{Gfp, Machine};
 use crate::readahead::Ractl;
+use crate::tracepoint::Tracepoint;
 use crate::xarray::{Entry, XaState};
 
 /// PAGEVEC_SIZE: the capacity of a `folio_batch`.
@@ -81,7 +82,7 @@ impl Machine {
 
     /// `filemap_get_pages`: a batch of uptodate folios at `pos`, reading
     /// ahead or reading as needed.
-    fn filemap_get_pages<S: EventSink>(
+    pub(crate) fn filemap_get_pages<S: EventSink>(
         &mut self,
         pos: u64,
         count: u64,
@@ -127,6 +128,10 @@ impl Machine {
                 }
                 continue;
             }
+            sink.emit(Event::Tracepoint(Tracepoint::GetPages {
+                index,
+                last_index: last_index - 1,
+            }));
             return batch;
         }
     }

@@ -13,6 +13,7 @@ use crate::event::{Event, EventSink, KFunc};
 use crate::folio::{Folio, FolioFlags};
 use crate::kernel::Kernel;
 use crate::mapping::{Mapping, VmFlags};
+use crate::mmap::{OpenFile, Program, Vma};
 use crate::page_cache::{AddError, AddressSpace};
 use crate::readahead::FileRaState;
 
@@ -46,6 +47,8 @@ pub struct Machine {
     /// Whether to take the model's fast paths, which must do exactly what
     /// the step-by-step code does; tests turn them off to compare.
     pub fast_paths: bool,
+    /// The open file descriptions and mappings not in `ra` and `mm`.
+    pub(crate) program: Program,
     /// Folios added to the page cache whose read is not submitted yet.
     unsubmitted: Vec<(u64, u8)>,
     /// Folios whose read was submitted and has not completed yet.
@@ -66,6 +69,30 @@ impl Machine {
         } else {
             geo.ra_pages
         };
+        let ra = FileRaState::new(ra_pages);
+        let fmode_random = read_advice && cfg.madvise == Madvise::Random;
+        // A synthetic scenario starts with its file open and mapped; a
+        // recorded program opens and maps it itself.
+        let synthetic = !cfg.pattern.is_program();
+        let placeholder = Mapping::placeholder(geo.ptrs_per_pte);
+        let (mm, program) = if synthetic {
+            let program = Program {
+                files: vec![OpenFile { ra, fmode_random }],
+                cur_file: Some(0),
+                vmas: vec![Vma {
+                    mm: 0,
+                    ofd: 0,
+                    mapping: placeholder,
+                }],
+                cur_vma: Some(0),
+            };
+            (
+                Mapping::new(vm_flags, geo.nr_pages, geo.ptrs_per_pte),
+                program,
+            )
+        } else {
+            (placeholder, Program::default())
+        };
         let mut m = Machine {
             kernel: cfg.kernel.clone(),
             geo,
@@ -77,13 +104,14 @@ impl Machine {
                 geo.mapping_max_order,
                 geo.memory_limit_pages,
             ),
-            ra: FileRaState::new(ra_pages),
-            mm: Mapping::new(vm_flags, geo.nr_pages, geo.ptrs_per_pte),
+            ra,
+            mm,
             counters: Counters::default(),
-            fmode_random: read_advice && cfg.madvise == Madvise::Random,
+            fmode_random,
             backing: cfg.backing,
             hwpoison: cfg.hwpoison,
             fast_paths: true,
+            program,
             unsubmitted: Vec::new(),
             inflight: Vec::new(),
         };
@@ -205,11 +233,7 @@ impl Machine {
     /// Fingerprints kept as entries and mappings change make this O(1)
     /// when the states differ, and a full comparison confirms a match.
     pub fn same_state(&self, other: &Machine) -> bool {
-        if self.ra != other.ra
-            || self.cache.nrpages != other.cache.nrpages
-            || self.cache.fingerprint != other.cache.fingerprint
-            || self.mm.fingerprint != other.mm.fingerprint
-        {
+        if self.differs_quickly(other) {
             return false;
         }
         self.mm.same_mappings(&other.mm) && {
@@ -227,6 +251,27 @@ impl Machine {
             || self.cache.nrpages != other.cache.nrpages
             || self.cache.fingerprint != other.cache.fingerprint
             || self.mm.fingerprint != other.mm.fingerprint
+            || self.parked_state() != other.parked_state()
+    }
+
+    /// What the open files and mappings not in use hold: the readahead
+    /// state of each and a hash of each mapping. Empty for a synthetic
+    /// scenario, whose one file and mapping are always in use.
+    fn parked_state(&self) -> (Vec<OpenFile>, u64) {
+        let p = &self.program;
+        let files = (0..p.files.len())
+            .filter(|&i| Some(i as u32) != p.cur_file)
+            .map(|i| p.files[i])
+            .collect();
+        let mut hash = 0u64;
+        for (i, v) in p.vmas.iter().enumerate() {
+            if Some(i) != p.cur_vma {
+                hash = crate::pattern::splitmix64(
+                    hash ^ v.mapping.fingerprint ^ v.mapping.vm_start.rotate_left(17),
+                );
+            }
+        }
+        (files, hash)
     }
 
     /// How many TLB entries the current mappings need: one per PMD, one

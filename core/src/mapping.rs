@@ -1,12 +1,20 @@
-//! The process side of an mmap of the file: one VMA over the whole file,
-//! its `vm_flags`, and its page tables, reduced to what the fault path
-//! reads (mm/memory.c, Linux 6.18): which pages have a PTE, and for each
-//! PMD-sized range whether the PMD is none, points to a page table, or maps
-//! a PMD-sized folio.
+//! The process side of an mmap of the file: a VMA, its `vm_flags`, and
+//! its page tables, reduced to what the fault path reads (mm/memory.c,
+//! Linux 6.18): which pages have a PTE, and for each PMD-sized range of
+//! virtual addresses whether the PMD is none, points to a page table, or
+//! maps a PMD-sized folio.
 //!
-//! The VMA starts on a PMD boundary with `vm_pgoff` 0, as
-//! `thp_get_unmapped_area` arranges for ext4 files, so page index and PTE
-//! index agree modulo `PTRS_PER_PTE`.
+//! A VMA maps `vm_pages` pages of the file from page `vm_pgoff` at virtual
+//! page `vm_start`. The page tables are kept per VMA: fault-around never
+//! crosses a VMA's ends, and a PMD can map a folio only where the VMA
+//! covers the whole PMD range, so what one VMA sees of a page table that
+//! it shares with a neighbour never changes what the fault path does.
+//! Methods take file page indices, as the fault path does (`vmf->pgoff`),
+//! and turn them into virtual pages where the page tables need them.
+//!
+//! A synthetic scenario's one mapping starts on a PMD boundary with
+//! `vm_pgoff` 0, as `thp_get_unmapped_area` arranges for large ext4
+//! mappings, so page index and PTE index agree modulo `PTRS_PER_PTE`.
 
 use crate::config::Madvise;
 use crate::cow::{Frozen, TrackedVec};
@@ -17,11 +25,17 @@ const PTE_CHUNK: usize = 512;
 /// The PTE bits of a mapping, frozen for a checkpoint.
 pub(crate) type FrozenPte = Frozen<u64, PTE_CHUNK>;
 
+/// The virtual page where a synthetic scenario's mapping starts: a
+/// PMD-aligned address of the kind `mmap` hands out for a large file.
+pub const SYNTHETIC_VM_START: u64 = 0x7f00_0000_0000 >> 12;
+
 /// The `vm_flags` bits the fault path tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct VmFlags {
     /// VM_HUGEPAGE (MADV_HUGEPAGE).
     pub hugepage: bool,
+    /// VM_NOHUGEPAGE (MADV_NOHUGEPAGE): `do_set_pmd` refuses PMD mappings.
+    pub nohugepage: bool,
     /// VM_SEQ_READ (MADV_SEQUENTIAL).
     pub seq_read: bool,
     /// VM_RAND_READ (MADV_RANDOM).
@@ -36,6 +50,7 @@ impl VmFlags {
     pub fn from_madvise(m: Madvise, thp: bool, exec: bool) -> Self {
         VmFlags {
             hugepage: m == Madvise::Hugepage && thp,
+            nohugepage: false,
             seq_read: m == Madvise::Sequential,
             rand_read: m == Madvise::Random,
             exec,
@@ -59,13 +74,19 @@ pub struct Mapping {
     pub vm_flags: VmFlags,
     /// `vma_pages(vma)`.
     pub vm_pages: u64,
+    /// `vma->vm_pgoff`: the file page the VMA starts at.
+    pub vm_pgoff: u64,
+    /// `vma->vm_start >> PAGE_SHIFT`.
+    pub vm_start: u64,
     pub ptrs_per_pte: u64,
     /// log2(PTRS_PER_PTE), to index PMDs with a shift.
     pmd_shift: u32,
-    /// One bit per page; written chunks (512 words, 32768 pages) are
-    /// tracked for checkpoints, as the xarray's nodes are.
+    /// The PMD index of `vm_start`, which `pmd[0]` stands for.
+    pmd_base: u64,
+    /// One bit per page of the VMA; written chunks (512 words, 32768
+    /// pages) are tracked for checkpoints, as the xarray's nodes are.
     pte: TrackedVec<u64, PTE_CHUNK>,
-    /// One byte per PMD: small enough to copy whole.
+    /// One byte per PMD the VMA touches: small enough to copy whole.
     pmd: Vec<Pmd>,
     /// Pages mapped by PTEs.
     pub pte_mapped: u64,
@@ -80,28 +101,87 @@ fn map_hash(page: u64, pmd: bool) -> u64 {
 }
 
 impl Mapping {
+    /// A synthetic scenario's mapping: the whole file from a PMD boundary.
     pub fn new(vm_flags: VmFlags, vm_pages: u64, ptrs_per_pte: u64) -> Self {
+        Mapping::at(vm_flags, SYNTHETIC_VM_START, vm_pages, 0, ptrs_per_pte)
+    }
+
+    /// A VMA of `vm_pages` pages of the file from page `vm_pgoff`, at
+    /// virtual page `vm_start`, with no page tables yet.
+    pub fn at(
+        vm_flags: VmFlags,
+        vm_start: u64,
+        vm_pages: u64,
+        vm_pgoff: u64,
+        ptrs_per_pte: u64,
+    ) -> Self {
+        let pmd_shift = ptrs_per_pte.trailing_zeros();
+        let pmd_base = vm_start >> pmd_shift;
+        let pmd_last = (vm_start + vm_pages.max(1) - 1) >> pmd_shift;
         Mapping {
             vm_flags,
             vm_pages,
+            vm_pgoff,
+            vm_start,
             ptrs_per_pte,
-            pmd_shift: ptrs_per_pte.trailing_zeros(),
+            pmd_shift,
+            pmd_base,
             pte: TrackedVec::filled(0, vm_pages.div_ceil(64) as usize),
-            pmd: vec![Pmd::None; vm_pages.div_ceil(ptrs_per_pte) as usize],
+            pmd: vec![Pmd::None; (pmd_last - pmd_base + 1) as usize],
             pte_mapped: 0,
             pmd_mapped: 0,
             fingerprint: 0,
         }
     }
 
-    /// `pte_index(address)`.
+    /// A mapping of nothing, which holds the place of the one in use.
+    pub(crate) fn placeholder(ptrs_per_pte: u64) -> Self {
+        Mapping::at(VmFlags::default(), 0, 0, 0, ptrs_per_pte)
+    }
+
+    /// Forgets what the last checkpoint shared: this mapping's page table
+    /// bits were parked while another mapping's were frozen.
+    pub(crate) fn mark_all_dirty(&mut self) {
+        self.pte.mark_all();
+    }
+
+    /// The virtual page at which file page `page` is mapped.
+    #[inline]
+    pub fn vpn_of(&self, page: u64) -> u64 {
+        self.vm_start + page - self.vm_pgoff
+    }
+
+    /// Whether file page `page` lies inside the VMA.
+    #[inline]
+    pub fn contains(&self, page: u64) -> bool {
+        page >= self.vm_pgoff && page - self.vm_pgoff < self.vm_pages
+    }
+
+    /// The bit of `page` in `pte`: its page offset within the VMA.
+    #[inline]
+    fn bit_of(&self, page: u64) -> u64 {
+        page - self.vm_pgoff
+    }
+
+    #[inline]
+    fn pmd_slot(&self, page: u64) -> usize {
+        ((self.vpn_of(page) >> self.pmd_shift) - self.pmd_base) as usize
+    }
+
+    /// `pte_index(address)` of the address mapping file page `page`.
     pub fn pte_index(&self, page: u64) -> u64 {
-        page & (self.ptrs_per_pte - 1)
+        self.vpn_of(page) & (self.ptrs_per_pte - 1)
     }
 
     #[inline]
     pub fn pmd_of(&self, page: u64) -> Pmd {
-        self.pmd[(page >> self.pmd_shift) as usize]
+        self.pmd[self.pmd_slot(page)]
+    }
+
+    #[inline]
+    fn pte_bit(&self, page: u64) -> bool {
+        let b = self.bit_of(page);
+        self.pte[(b / 64) as usize] & (1 << (b % 64)) != 0
     }
 
     /// Whether a load from `page` finds a translation.
@@ -110,14 +190,23 @@ impl Mapping {
         match self.pmd_of(page) {
             Pmd::Huge => true,
             Pmd::None => false,
-            Pmd::Table => self.pte[(page / 64) as usize] & (1 << (page % 64)) != 0,
+            Pmd::Table => self.pte_bit(page),
         }
     }
 
     /// Whether a PTE (not a PMD) maps `page`.
     #[inline]
     pub fn pte_mapped(&self, page: u64) -> bool {
-        self.pmd_of(page) == Pmd::Table && self.pte[(page / 64) as usize] & (1 << (page % 64)) != 0
+        self.pmd_of(page) == Pmd::Table && self.pte_bit(page)
+    }
+
+    /// `folio_within_vma` and one page table: whether a folio of `nr`
+    /// pages at file page `index` lies inside the VMA, and its virtual
+    /// range inside one PMD.
+    pub fn folio_fits(&self, index: u64, nr: u64) -> bool {
+        index >= self.vm_pgoff
+            && index + nr <= self.vm_pgoff + self.vm_pages
+            && self.vpn_of(index) >> self.pmd_shift == self.vpn_of(index + nr - 1) >> self.pmd_shift
     }
 
     /// `pte_none`: no PTE for this page (a PMD mapping counts as not none).
@@ -130,15 +219,16 @@ impl Mapping {
     /// table if the PMD was none.
     pub fn set_pte_range(&mut self, first: u64, nr: u64) {
         for page in first..first + nr {
-            let w = &mut self.pte[(page / 64) as usize];
-            let bit = 1u64 << (page % 64);
+            let b = self.bit_of(page);
+            let w = &mut self.pte[(b / 64) as usize];
+            let bit = 1u64 << (b % 64);
             if *w & bit == 0 {
                 *w |= bit;
                 self.pte_mapped += 1;
                 self.fingerprint ^= map_hash(page, false);
             }
         }
-        let pmd = (first >> self.pmd_shift) as usize;
+        let pmd = self.pmd_slot(first);
         if self.pmd[pmd] == Pmd::None {
             self.pmd[pmd] = Pmd::Table;
         }
@@ -146,7 +236,7 @@ impl Mapping {
 
     /// `pmd_install`: a page table for the range, with no PTEs yet.
     pub fn pmd_install(&mut self, page: u64) {
-        let pmd = (page >> self.pmd_shift) as usize;
+        let pmd = self.pmd_slot(page);
         if self.pmd[pmd] == Pmd::None {
             self.pmd[pmd] = Pmd::Table;
         }
@@ -154,32 +244,45 @@ impl Mapping {
 
     /// `set_pmd_at`: a PMD mapping of the folio at `index`.
     pub fn set_pmd(&mut self, index: u64) {
-        let pmd = (index >> self.pmd_shift) as usize;
+        let pmd = self.pmd_slot(index);
         debug_assert_eq!(self.pmd[pmd], Pmd::None);
         self.pmd[pmd] = Pmd::Huge;
         self.pmd_mapped += 1;
         self.fingerprint ^= map_hash(index, true);
     }
 
-    /// `thp_vma_suitable_order` for the PMD holding `page`: the whole PMD
-    /// range lies inside the VMA.
+    /// `thp_vma_suitable_order` for the PMD holding `page`: the virtual
+    /// and file offsets agree modulo a PMD, and the whole PMD range lies
+    /// inside the VMA.
     pub fn pmd_suitable(&self, page: u64) -> bool {
-        let start = page & !(self.ptrs_per_pte - 1);
-        start + self.ptrs_per_pte <= self.vm_pages
+        let mask = self.ptrs_per_pte - 1;
+        if self.vm_start.wrapping_sub(self.vm_pgoff) & mask != 0 {
+            return false;
+        }
+        let start = self.vpn_of(page) & !mask;
+        start >= self.vm_start && start + self.ptrs_per_pte <= self.vm_start + self.vm_pages
     }
 
-    /// Unmaps a folio's pages, as reclaim's `try_to_unmap` does.
+    /// Unmaps a folio's pages, as reclaim's `try_to_unmap` does: the
+    /// PMD mapping it or the PTEs of its pages inside the VMA.
     pub fn unmap_range(&mut self, first: u64, nr: u64) {
-        let pmd = (first >> self.pmd_shift) as usize;
+        let lo = first.max(self.vm_pgoff);
+        let hi = (first + nr).min(self.vm_pgoff + self.vm_pages);
+        if lo >= hi {
+            return;
+        }
+        let pmd = self.pmd_slot(lo);
         if self.pmd[pmd] == Pmd::Huge {
             self.pmd[pmd] = Pmd::None;
             self.pmd_mapped -= 1;
-            self.fingerprint ^= map_hash(first & !(self.ptrs_per_pte - 1), true);
+            let head = lo - (self.vpn_of(lo) & (self.ptrs_per_pte - 1));
+            self.fingerprint ^= map_hash(head, true);
             return;
         }
-        for page in first..(first + nr).min(self.vm_pages) {
-            let w = &mut self.pte[(page / 64) as usize];
-            let bit = 1u64 << (page % 64);
+        for page in lo..hi {
+            let b = self.bit_of(page);
+            let w = &mut self.pte[(b / 64) as usize];
+            let bit = 1u64 << (b % 64);
             if *w & bit != 0 {
                 *w &= !bit;
                 self.pte_mapped -= 1;
@@ -188,9 +291,68 @@ impl Mapping {
         }
     }
 
+    /// Splits the VMA at virtual page `at` (inside it): this keeps the pages
+    /// below, the returned VMA holds the rest. A PMD mapping across `at`
+    /// is split into PTEs first, as `split_huge_pmd` does.
+    pub fn split_off(&mut self, at: u64) -> Mapping {
+        debug_assert!(at > self.vm_start && at < self.vm_start + self.vm_pages);
+        let mask = self.ptrs_per_pte - 1;
+        let at_page = self.vm_pgoff + at - self.vm_start;
+        if at & mask != 0 && self.pmd_of(at_page) == Pmd::Huge {
+            let head = at_page - (at & mask);
+            let slot = self.pmd_slot(head);
+            self.pmd[slot] = Pmd::Table;
+            self.pmd_mapped -= 1;
+            self.set_pte_range(head, self.ptrs_per_pte);
+        }
+        let mut right = Mapping::at(
+            self.vm_flags,
+            at,
+            self.vm_start + self.vm_pages - at,
+            at_page,
+            self.ptrs_per_pte,
+        );
+        for page in at_page..self.vm_pgoff + self.vm_pages {
+            match self.pmd_of(page) {
+                Pmd::Huge if right.pmd_of(page) == Pmd::None => {
+                    let slot = right.pmd_slot(page);
+                    right.pmd[slot] = Pmd::Huge;
+                    right.pmd_mapped += 1;
+                }
+                Pmd::Table => {
+                    right.pmd_install(page);
+                    if self.pte_bit(page) {
+                        right.set_pte_range(page, 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.vm_pages = at - self.vm_start;
+        let mut pte = TrackedVec::filled(0, self.vm_pages.div_ceil(64) as usize);
+        for w in 0..pte.len() {
+            let keep = if (w as u64 + 1) * 64 <= self.vm_pages {
+                u64::MAX
+            } else {
+                (1u64 << (self.vm_pages % 64)) - 1
+            };
+            pte[w] = self.pte[w] & keep;
+        }
+        self.pte = pte;
+        let last = (self.vm_start + self.vm_pages - 1) >> self.pmd_shift;
+        self.pmd.truncate((last - self.pmd_base + 1) as usize);
+        self.pte_mapped = self.pte.iter().map(|w| w.count_ones() as u64).sum();
+        self.pmd_mapped = self.pmd.iter().filter(|&&p| p == Pmd::Huge).count() as u64;
+        self.fingerprint = self.recompute_fingerprint();
+        right.fingerprint = right.recompute_fingerprint();
+        right
+    }
+
     /// Whether any page of the range has a translation.
     pub fn any_mapped(&self, first: u64, nr: u64) -> bool {
-        (first..(first + nr).min(self.vm_pages)).any(|p| self.is_mapped(p))
+        let lo = first.max(self.vm_pgoff);
+        let hi = (first + nr).min(self.vm_pgoff + self.vm_pages);
+        (lo..hi).any(|p| self.is_mapped(p))
     }
 
     /// The fingerprint computed from scratch, to check the running one.
@@ -198,14 +360,15 @@ impl Mapping {
         let mut fp = 0;
         for (i, &pmd) in self.pmd.iter().enumerate() {
             if pmd == Pmd::Huge {
-                fp ^= map_hash(i as u64 * self.ptrs_per_pte, true);
+                let vpn = (self.pmd_base + i as u64) << self.pmd_shift;
+                fp ^= map_hash(self.vm_pgoff + vpn - self.vm_start, true);
             }
         }
         for (w, &bits) in self.pte.iter().enumerate() {
             let mut b = bits;
             while b != 0 {
                 let i = b.trailing_zeros() as u64;
-                fp ^= map_hash(w as u64 * 64 + i, false);
+                fp ^= map_hash(self.vm_pgoff + w as u64 * 64 + i, false);
                 b &= b - 1;
             }
         }

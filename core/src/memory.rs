@@ -14,6 +14,7 @@ use crate::event::{Event, EventSink, FaultOutcome, KFunc};
 use crate::fault::FaultFlags;
 use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
+use crate::tracepoint::Tracepoint;
 
 /// How one `handle_mm_fault` call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,16 +30,37 @@ impl Machine {
             self.pte_young(page);
             return;
         }
+        self.page_fault(page, false, sink);
+    }
+
+    /// A store to `page` through the mapping. A store to a page already
+    /// mapped is a protection fault (or none) that leaves the page cache
+    /// alone.
+    pub(crate) fn touch_write<S: EventSink>(&mut self, page: u64, sink: &mut S) {
+        if self.mm.is_mapped(page) {
+            self.pte_young(page);
+            return;
+        }
+        self.page_fault(page, true, sink);
+    }
+
+    /// A user fault on `page`, from `exc_page_fault` to `mm_account_fault`.
+    fn page_fault<S: EventSink>(&mut self, page: u64, write: bool, sink: &mut S) {
+        sink.emit(Event::Tracepoint(Tracepoint::PageFaultUser {
+            address: self.mm.vpn_of(page) << self.geo.page_shift,
+            write,
+        }));
         sink.emit(Event::FaultStart { page, tried: false });
         // The per-VMA lock attempt.
-        let first = self.handle_mm_fault(page, FaultFlags { tried: false }, sink);
+        let flags = |tried| FaultFlags { tried, write };
+        let first = self.handle_mm_fault(page, flags(false), sink);
         let mut tried = false;
         let mut ret = first;
         if first.retry {
             // lock_mmap: FAULT_FLAG_TRIED only if that attempt was major.
             tried = first.major;
             loop {
-                ret = self.handle_mm_fault(page, FaultFlags { tried }, sink);
+                ret = self.handle_mm_fault(page, flags(tried), sink);
                 if !ret.retry {
                     break;
                 }
@@ -62,7 +84,11 @@ impl Machine {
         flags: FaultFlags,
         sink: &mut S,
     ) -> AttemptRet {
-        let r = self.do_read_fault(page, flags, sink);
+        let r = if flags.write {
+            self.do_write_fault(page, flags, sink)
+        } else {
+            self.do_read_fault(page, flags, sink)
+        };
         // Reads submitted during the attempt complete before the next one.
         self.complete_io(sink);
         r
@@ -104,18 +130,57 @@ impl Machine {
                 retry: true,
             };
         }
-        if let Some(folio) = r.folio {
-            self.finish_fault(page, &folio, sink);
-        }
+        let outcome = match r.folio {
+            Some(folio) => {
+                self.finish_fault(page, &folio, sink);
+                FaultOutcome::Locked
+            }
+            None => FaultOutcome::Sigbus,
+        };
         sink.emit(Event::FaultAttempt {
             func: KFunc::FilemapFault,
             page,
-            outcome: FaultOutcome::Locked,
+            outcome,
             major: r.major,
         });
         AttemptRet {
             major: r.major,
             retry: false,
+        }
+    }
+
+    /// `do_cow_fault` or `do_shared_fault`: a store needs the page itself,
+    /// so there is no fault-around; `__do_fault` reads it and one page is
+    /// mapped (a private copy, or the shared page made writable).
+    fn do_write_fault<S: EventSink>(
+        &mut self,
+        page: u64,
+        flags: FaultFlags,
+        sink: &mut S,
+    ) -> AttemptRet {
+        let r = self.filemap_fault(page, flags, sink);
+        let outcome = if r.retry {
+            FaultOutcome::Retry
+        } else if r.folio.is_some() {
+            self.mm.set_pte_range(page, 1);
+            sink.emit(Event::PtesMapped {
+                func: KFunc::FinishFault,
+                first: page,
+                nr: 1,
+            });
+            FaultOutcome::Locked
+        } else {
+            FaultOutcome::Sigbus
+        };
+        sink.emit(Event::FaultAttempt {
+            func: KFunc::FilemapFault,
+            page,
+            outcome,
+            major: r.major,
+        });
+        AttemptRet {
+            major: r.major,
+            retry: r.retry,
         }
     }
 
@@ -138,7 +203,7 @@ impl Machine {
             let mut nr = 1u64;
             if !needs_fallback && folio.nr_pages() > 1 {
                 let idx = page - folio.index;
-                let vma_off = page;
+                let vma_off = page - self.mm.vm_pgoff;
                 let pte_off = self.mm.pte_index(page);
                 let n = folio.nr_pages();
                 let fits = !(vma_off < idx
@@ -176,6 +241,10 @@ impl Machine {
         sink: &mut S,
     ) -> bool {
         if !self.thp {
+            return false;
+        }
+        // `vma_thp_disabled`: MADV_NOHUGEPAGE refuses any PMD mapping.
+        if self.mm.vm_flags.nohugepage {
             return false;
         }
         if !self.mm.pmd_suitable(page) {

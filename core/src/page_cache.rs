@@ -10,6 +10,7 @@
 use crate::event::{Event, EventSink, KFunc};
 use crate::folio::{Folio, FolioFlags, Shadow};
 use crate::lru::Lru;
+use crate::tracepoint::Tracepoint;
 use crate::xarray::{Entry, XArray, XaState};
 
 /// The error of `filemap_add_folio` the model can meet.
@@ -205,6 +206,10 @@ impl AddressSpace {
         self.fingerprint ^= entry_hash(index, folio.encode() << 1);
         self.nrpages += nr;
         sink.emit(Event::FolioAdded { func, index, order });
+        sink.emit(Event::Tracepoint(Tracepoint::AddToPageCache {
+            index,
+            order,
+        }));
         Ok(folio)
     }
 
@@ -354,6 +359,24 @@ impl AddressSpace {
                 f(Folio::decode(index, p));
             }
         });
+    }
+
+    /// Removes the entry of `order` at `index`, folio or shadow, leaving
+    /// nothing: `__filemap_remove_folio` with no shadow, or
+    /// `clear_shadow_entries`.
+    pub fn remove_entry(&mut self, index: u64, order: u8) {
+        let mut xas = XaState::new_order(index, order);
+        match xas.store(&mut self.xa, Entry::Empty) {
+            Entry::Pointer(p) => {
+                self.fingerprint ^= entry_hash(index, p << 1);
+                self.nrpages -= 1u64 << order;
+            }
+            Entry::Value(v) => {
+                self.fingerprint ^= entry_hash(index, (v << 1) | 1);
+                self.nr_shadows -= 1;
+            }
+            _ => {}
+        }
     }
 
     /// Evicts a folio, leaving a shadow: the page cache half of reclaim.

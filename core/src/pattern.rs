@@ -47,13 +47,15 @@ pub enum Access {
         advice: Fadvice,
     },
     /// `mmap` of `pages` pages of the file from page `pgoff`, opened as
-    /// `ofd`, at virtual page `vpn` of process `mm`.
+    /// `ofd`, at virtual page `vpn` of process `mm`; `exec` for PROT_EXEC
+    /// (VM_EXEC).
     Mmap {
         mm: u32,
         vpn: u64,
         pages: u64,
         ofd: u32,
         pgoff: u64,
+        exec: bool,
     },
     /// `munmap` of `pages` pages from virtual page `vpn` of process `mm`
     /// (also what `exit` and `exec` do to every mapping).
@@ -68,6 +70,14 @@ pub enum Access {
     /// A user page fault at virtual page `vpn` of process `mm`
     /// (`exceptions:page_fault_user`), a write fault when `write`.
     Fault { mm: u32, vpn: u64, write: bool },
+}
+
+impl Access {
+    /// Whether this is a program-level access (anything but the synthetic
+    /// patterns' `Touch` and `Read`).
+    pub fn is_program(&self) -> bool {
+        !matches!(self, Access::Touch { .. } | Access::Read { .. })
+    }
 }
 
 /// The `posix_fadvise` advice values the page cache acts on.
@@ -203,6 +213,9 @@ impl Pattern {
                 if list.is_empty() {
                     return Err(ConfigError::new("pattern", "the trace has no accesses"));
                 }
+                if list.iter().any(Access::is_program) {
+                    return validate_program(list);
+                }
                 for (i, a) in list.iter().enumerate() {
                     match *a {
                         Access::Touch { page: p } if p >= pages => {
@@ -295,6 +308,15 @@ impl Pattern {
         }
     }
 
+    /// Whether the accesses are a recorded program's (opens, mappings and
+    /// their faults) rather than a synthetic pattern's touches and reads.
+    pub fn is_program(&self) -> bool {
+        match self {
+            Pattern::Trace(list) => list.iter().any(Access::is_program),
+            _ => false,
+        }
+    }
+
     /// Whether the pattern reads with `read()` rather than touching a mapping.
     pub fn uses_read(&self) -> bool {
         match self {
@@ -303,6 +325,107 @@ impl Pattern {
             _ => false,
         }
     }
+}
+
+/// MAX_RW_COUNT: the most one read-family call moves.
+pub const MAX_RW_COUNT: u64 = 0x7fff_f000;
+
+/// Checks a recorded program's accesses: open file descriptions are
+/// numbered in the order they are opened and used only once open, and
+/// every fault lands in a mapping of its process.
+fn validate_program(list: &[Access]) -> Result<(), ConfigError> {
+    use std::collections::BTreeMap;
+    let bad = |i: usize, what: String| {
+        Err(ConfigError::new(
+            "pattern",
+            format!("trace access {}: {what}", i + 1),
+        ))
+    };
+    let mut files = 0u32;
+    // (process, first virtual page) → end of each live mapping.
+    let mut maps: BTreeMap<(u32, u64), u64> = BTreeMap::new();
+    let unmap = |maps: &mut BTreeMap<(u32, u64), u64>, mm: u32, vpn: u64, end: u64| {
+        let hit: Vec<(u64, u64)> = maps
+            .range((mm, 0)..(mm, end))
+            .filter(|(_, &e)| e > vpn)
+            .map(|(&(_, s), &e)| (s, e))
+            .collect();
+        for (s, e) in hit {
+            maps.remove(&(mm, s));
+            if s < vpn {
+                maps.insert((mm, s), vpn);
+            }
+            if e > end {
+                maps.insert((mm, end), e);
+            }
+        }
+    };
+    for (i, a) in list.iter().enumerate() {
+        let ofd_used = match *a {
+            Access::ReadAt { ofd, .. }
+            | Access::SpliceRead { ofd, .. }
+            | Access::Fadvise { ofd, .. }
+            | Access::Mmap { ofd, .. } => Some(ofd),
+            _ => None,
+        };
+        if let Some(ofd) = ofd_used {
+            if ofd >= files {
+                return bad(i, format!("open file {ofd} was not opened before"));
+            }
+        }
+        match *a {
+            Access::Touch { .. } | Access::Read { .. } => {
+                return bad(
+                    i,
+                    "a synthetic touch or read among a program's accesses".into(),
+                )
+            }
+            Access::Open { ofd } if ofd != files => {
+                return bad(
+                    i,
+                    format!("open file {ofd} opened out of order (next is {files})"),
+                )
+            }
+            Access::Open { .. } => files += 1,
+            Access::ReadAt { len, .. } | Access::SpliceRead { len, .. }
+                if len == 0 || len > MAX_RW_COUNT =>
+            {
+                return bad(i, format!("a read of {len} bytes"))
+            }
+            Access::Mmap { pages: 0, .. }
+            | Access::Munmap { pages: 0, .. }
+            | Access::Madvise { pages: 0, .. } => return bad(i, "a range of 0 pages".into()),
+            Access::Mmap { vpn, pages, .. }
+            | Access::Munmap { vpn, pages, .. }
+            | Access::Madvise { vpn, pages, .. }
+                if vpn.checked_add(pages).is_none_or(|e| e > 1 << 52) =>
+            {
+                return bad(i, "a range past the end of the address space".into())
+            }
+            Access::Mmap { mm, vpn, pages, .. } => {
+                unmap(&mut maps, mm, vpn, vpn + pages);
+                maps.insert((mm, vpn), vpn + pages);
+            }
+            Access::Munmap { mm, vpn, pages } => unmap(&mut maps, mm, vpn, vpn + pages),
+            Access::Fault { mm, vpn, .. } => {
+                let inside = maps
+                    .range((mm, 0)..=(mm, vpn))
+                    .next_back()
+                    .is_some_and(|(_, &e)| e > vpn);
+                if !inside {
+                    return bad(
+                        i,
+                        format!(
+                            "a fault at 0x{:x} of process {mm} outside its mappings of the file",
+                            vpn << 12
+                        ),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// SplitMix64's output function.

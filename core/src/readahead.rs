@@ -18,6 +18,7 @@ use crate::folio::{Folio, FolioFlags};
 use crate::kernel::Patch;
 use crate::machine::{Gfp, Machine};
 use crate::page_cache::AddError;
+use crate::tracepoint::{RaFields, Tracepoint};
 
 /// `struct file_ra_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,6 +44,18 @@ impl FileRaState {
             order: 0,
             mmap_miss: 0,
             prev_pos: -1,
+        }
+    }
+
+    /// What the readahead tracepoints record of the state.
+    pub fn trace_fields(&self) -> RaFields {
+        RaFields {
+            order: self.order as u32,
+            size: self.size as u32,
+            async_size: self.async_size as u32,
+            ra_pages: self.ra_pages as u32,
+            mmap_miss: self.mmap_miss as u32,
+            prev_pos: self.prev_pos,
         }
     }
 
@@ -120,6 +133,11 @@ impl Machine {
         lookahead_size: u64,
         sink: &mut S,
     ) {
+        sink.emit(Event::Tracepoint(Tracepoint::RaUnbounded {
+            index: ractl.index,
+            nr_to_read,
+            lookahead_size,
+        }));
         let min_order = self.cache.min_order;
         let min_nrpages = 1u64 << min_order;
         let index = self.cache.align_index(ractl.index);
@@ -275,6 +293,10 @@ impl Machine {
     /// `ra.order` where alignment and EOF allow.
     pub(crate) fn page_cache_ra_order<S: EventSink>(&mut self, ractl: &mut Ractl, sink: &mut S) {
         let start = ractl.index;
+        sink.emit(Event::Tracepoint(Tracepoint::RaOrder {
+            index: start,
+            ra: self.ra.trace_fields(),
+        }));
         let mut index = start;
         let min_order = self.cache.min_order;
         let mut limit = self.cache.end_index();
@@ -349,6 +371,11 @@ impl Machine {
         sink: &mut S,
     ) {
         let index = ractl.index;
+        sink.emit(Event::Tracepoint(Tracepoint::SyncRa {
+            index,
+            req_count,
+            ra: self.ra.trace_fields(),
+        }));
         let mut req_count = req_count;
         let mut do_forced_ra = self.fmode_random;
         if self.ra.ra_pages == 0 {
@@ -405,6 +432,11 @@ impl Machine {
         if self.ra.ra_pages == 0 {
             return;
         }
+        sink.emit(Event::Tracepoint(Tracepoint::AsyncRa {
+            index: ractl.index,
+            req_count,
+            ra: self.ra.trace_fields(),
+        }));
         self.cache.clear_flag(folio.index, FolioFlags::READAHEAD);
         sink.emit(Event::ReadaheadFlag {
             func: KFunc::PageCacheAsyncRa,

@@ -18,6 +18,7 @@
 use crate::event::{Event, EventSink};
 use crate::folio::FolioFlags;
 use crate::machine::Machine;
+use crate::tracepoint::Tracepoint;
 
 impl Machine {
     /// `mem_cgroup_charge` of `nr` pages, reclaiming as needed. Returns
@@ -67,7 +68,7 @@ impl Machine {
                 self.cache.update(&f);
                 continue;
             }
-            let mapped = self.mm.any_mapped(folio.index, folio.nr_pages());
+            let mapped = self.any_vma_maps(folio.index, folio.nr_pages());
             if mapped && folio.test(FolioFlags::YOUNG) {
                 let mut f = if folio.test(FolioFlags::REFERENCED) {
                     lru.activate(&folio)
@@ -82,7 +83,7 @@ impl Machine {
                 continue;
             }
             // Reclaim it: unmap, then replace it with its shadow.
-            self.mm.unmap_range(folio.index, folio.nr_pages());
+            self.unmap_everywhere(folio.index, folio.nr_pages());
             let shadow = lru.evict(&folio);
             self.cache.delete_from_page_cache(&folio, shadow);
             self.counters.evictions += 1;
@@ -90,6 +91,10 @@ impl Machine {
                 index: folio.index,
                 order: folio.order,
             });
+            sink.emit(Event::Tracepoint(Tracepoint::DeleteFromPageCache {
+                index: folio.index,
+                order: folio.order,
+            }));
         }
         self.cache.nrpages + nr <= limit
     }

@@ -90,7 +90,7 @@ impl Simulation {
                 self.machine.shmem_file_read_iter(offset, len, sink)
             }
             Access::Read { offset, len } => self.machine.filemap_read(offset, len, sink),
-            _ => todo!("program accesses: being written on this branch"),
+            access => self.machine.program_access(access, sink),
         }
         self.machine.counters.accesses += 1;
         self.step += 1;

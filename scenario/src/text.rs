@@ -6,10 +6,14 @@ use folioscope_core::event::{FaultOutcome, MissCause, NoRaReason};
 use folioscope_core::fault::MMAP_LOTSAMISS;
 use folioscope_core::{CopySource, Event};
 
-/// The event as one line.
+use crate::tracepoint_text::{tracepoint_line, FileId};
+
+/// The event as one line; tracepoints in tracefs's form, for a file the
+/// model made up (see [`crate::tracepoint_text`]).
 pub fn event_line(e: &Event) -> String {
     let f = e.func().name();
     match *e {
+        Event::Tracepoint(tp) => tracepoint_line(&tp, FileId::default()),
         Event::FaultStart { page, .. } => format!("{f}: read fault at page {page}"),
         Event::FaultAttempt {
             page,
@@ -21,6 +25,7 @@ pub fn event_line(e: &Event) -> String {
                 FaultOutcome::NoPage => "mapped by fault-around (VM_FAULT_NOPAGE)",
                 FaultOutcome::Locked => "folio locked and mapped",
                 FaultOutcome::Retry => "mmap lock dropped for I/O (VM_FAULT_RETRY)",
+                FaultOutcome::Sigbus => "past the end of the file (VM_FAULT_SIGBUS)",
             };
             format!(
                 "{f}: page {page}: {what}{}",
@@ -121,6 +126,9 @@ pub fn event_line(e: &Event) -> String {
         }
         Event::Refault { index, order } => {
             format!("{f}: folio {index} (order {order}) refaulted, activated as workingset")
+        }
+        Event::Removed { index, order, .. } => {
+            format!("{f}: folio {index} (order {order}) invalidated, no shadow left")
         }
     }
 }

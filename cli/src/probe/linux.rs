@@ -93,6 +93,11 @@ fn check_supported(cfg: &Config) -> Result<(), CliError> {
             "--fs: the probe measures disk files; tmpfs reads are compared through `folioscope compare seed-004`".into(),
         ));
     }
+    if cfg.pattern.is_program() {
+        return Err(CliError::Usage(
+            "--pattern: a recorded program is checked with `folioscope check --recording`".into(),
+        ));
+    }
     Ok(())
 }
 
@@ -300,7 +305,8 @@ fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
     let max_read = (0..steps)
         .map(|k| match cfg.pattern.access(k, len, page as u64) {
             Access::Read { len, .. } => len as usize,
-            Access::Touch { .. } => 0,
+            // Only touches and reads: check_supported refused the rest.
+            _ => 0,
         })
         .max()
         .unwrap_or(0);
@@ -318,6 +324,7 @@ fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
                 let n = file.read_at(&mut buf[..len as usize], offset)?;
                 sink ^= buf[n.saturating_sub(1)];
             }
+            _ => {}
         }
     }
     let (maj1, min1) = rusage();

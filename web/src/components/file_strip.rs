@@ -239,12 +239,7 @@ fn draw(
                 sim.config().page_size.bytes(),
             )
         })
-        .map(|a| match a {
-            folioscope_core::Access::Touch { page } => page,
-            folioscope_core::Access::Read { offset, .. } => {
-                offset >> sim.config().page_size.shift()
-            }
-        });
+        .and_then(|a| sim.machine().page_of(&a));
     let mut b = buffers.borrow_mut();
     let overlay: &[folioscope_core::Event] = if side == Side::A {
         state.applied_events()
