@@ -7,7 +7,8 @@
 //! - [`report`]: the figures of a run as JSON (the shape `folioscope run`
 //!   and `folioscope probe` print) and as a plain-text table;
 //! - [`text`]: one line per model event, naming the kernel function;
-//!   [`tracepoint_text`]: the kernel's tracepoints as tracefs prints them;
+//!   [`tracepoint_text`]: the kernel's tracepoints as tracefs prints them,
+//!   and [`event_check`]: the model's against the kernel's, event by event;
 //! - [`link`]: the whole view as a permalink, and back; [`export`]: the
 //!   view as plain text for a mailing list, and back;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
@@ -15,6 +16,7 @@
 //!   004's fitted [`shmem_cost`] model (and the [`nnls`] fit under it).
 
 pub mod compare;
+pub mod event_check;
 pub mod export;
 pub mod link;
 pub mod nnls;

@@ -1,0 +1,237 @@
+//! The model's tracepoints against the real kernel's, event by event: the
+//! folio adds (index and order), the readahead calls (every field the
+//! tracepoint prints) and the folios that left the page cache, each stream
+//! in its own order. The fault, map and lookup tracepoints are not compared:
+//! whether a fault happens at all can depend on whether a read was still in
+//! flight, which is timing, while what the kernel adds and reads ahead does
+//! not.
+//!
+//! A folio that leaves the real page cache where the model keeps it is the
+//! background eviction these machines do with no memory pressure: the run
+//! was disturbed, and the check says so instead of reporting a divergence.
+
+use folioscope_core::Tracepoint;
+
+use crate::tracepoint_text::{tracepoint_line, FileId};
+
+/// Events shown on each side of a divergence.
+pub const CONTEXT: usize = 3;
+
+/// The outcome of comparing two streams.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The same adds and readahead calls, in the same order.
+    Identical,
+    /// The streams part at `position` (0-based, among compared events).
+    Diverged {
+        position: usize,
+        /// Up to [`CONTEXT`] events before the divergence and the one
+        /// there, per side, as tracefs prints them; a side that ended
+        /// early shows "(end of stream)".
+        model: Vec<String>,
+        real: Vec<String>,
+    },
+    /// The real kernel dropped a folio the program did not drop: the run
+    /// must be recorded again.
+    Disturbed { position: usize, line: String },
+}
+
+/// What was compared and how it ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventCheck {
+    pub adds: usize,
+    pub readahead_calls: usize,
+    pub removals: usize,
+    pub verdict: Verdict,
+}
+
+impl EventCheck {
+    pub fn is_identical(&self) -> bool {
+        self.verdict == Verdict::Identical
+    }
+
+    /// The check as lines of text: one line when identical, the first
+    /// divergence with its context otherwise.
+    pub fn lines(&self) -> Vec<String> {
+        let counts = format!(
+            "{} folio adds, {} readahead calls, {} removals",
+            self.adds, self.readahead_calls, self.removals
+        );
+        match &self.verdict {
+            Verdict::Identical => vec![format!("identical: {counts}")],
+            Verdict::Disturbed { position, line } => vec![
+                format!("disturbed at compared event {}: the kernel dropped a folio the program did not (background eviction); record the run again", position + 1),
+                format!("  kernel: {line}"),
+            ],
+            Verdict::Diverged {
+                position,
+                model,
+                real,
+            } => {
+                let mut out = vec![format!(
+                    "diverged at compared event {} (after {} identical)",
+                    position + 1,
+                    position
+                )];
+                out.push("  model:".into());
+                out.extend(model.iter().map(|l| format!("    {l}")));
+                out.push("  kernel:".into());
+                out.extend(real.iter().map(|l| format!("    {l}")));
+                out
+            }
+        }
+    }
+}
+
+/// Whether the check compares this tracepoint.
+pub fn is_compared(tp: &Tracepoint) -> bool {
+    tp.is_readahead()
+        || matches!(
+            tp,
+            Tracepoint::AddToPageCache { .. } | Tracepoint::DeleteFromPageCache { .. }
+        )
+}
+
+/// Compares the model's tracepoints with the kernel's for one file.
+pub fn check_events(model: &[Tracepoint], real: &[Tracepoint], file: FileId) -> EventCheck {
+    let model: Vec<&Tracepoint> = model.iter().filter(|t| is_compared(t)).collect();
+    let real: Vec<&Tracepoint> = real.iter().filter(|t| is_compared(t)).collect();
+    let mut check = EventCheck {
+        adds: 0,
+        readahead_calls: 0,
+        removals: 0,
+        verdict: Verdict::Identical,
+    };
+    let n = model.len().max(real.len());
+    for i in 0..n {
+        match (model.get(i), real.get(i)) {
+            (Some(a), Some(b)) if a == b => match a {
+                Tracepoint::AddToPageCache { .. } => check.adds += 1,
+                Tracepoint::DeleteFromPageCache { .. } => check.removals += 1,
+                _ => check.readahead_calls += 1,
+            },
+            (_, Some(b @ Tracepoint::DeleteFromPageCache { .. })) => {
+                check.verdict = Verdict::Disturbed {
+                    position: i,
+                    line: tracepoint_line(b, file),
+                };
+                return check;
+            }
+            _ => {
+                let side = |s: &[&Tracepoint]| -> Vec<String> {
+                    let from = i.saturating_sub(CONTEXT);
+                    let mut v: Vec<String> = s[from.min(s.len())..(i + 1).min(s.len())]
+                        .iter()
+                        .map(|t| tracepoint_line(t, file))
+                        .collect();
+                    if s.len() <= i {
+                        v.push("(end of stream)".into());
+                    }
+                    v
+                };
+                check.verdict = Verdict::Diverged {
+                    position: i,
+                    model: side(&model),
+                    real: side(&real),
+                };
+                return check;
+            }
+        }
+    }
+    check
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folioscope_core::RaFields;
+
+    fn add(index: u64) -> Tracepoint {
+        Tracepoint::AddToPageCache { index, order: 0 }
+    }
+
+    fn unbounded(index: u64) -> Tracepoint {
+        Tracepoint::RaUnbounded {
+            index,
+            nr_to_read: 4,
+            lookahead_size: 0,
+        }
+    }
+
+    #[test]
+    fn identical_streams_are_counted() {
+        let s = vec![
+            unbounded(0),
+            add(0),
+            Tracepoint::FilemapFault { index: 9 },
+            add(1),
+        ];
+        let mut r = s.clone();
+        // Faults are not compared: one more on the kernel's side is fine.
+        r.insert(0, Tracepoint::FilemapFault { index: 3 });
+        let c = check_events(&s, &r, FileId::default());
+        assert!(c.is_identical());
+        assert_eq!((c.adds, c.readahead_calls), (2, 1));
+        assert_eq!(
+            c.lines()[0],
+            "identical: 2 folio adds, 1 readahead calls, 0 removals"
+        );
+    }
+
+    #[test]
+    fn a_divergence_shows_both_sides() {
+        let s = vec![unbounded(0), add(0), add(1), add(2), add(3)];
+        let mut r = s.clone();
+        r[4] = add(7);
+        let c = check_events(&s, &r, FileId::default());
+        let Verdict::Diverged {
+            position,
+            model,
+            real,
+        } = &c.verdict
+        else {
+            panic!("expected a divergence, got {:?}", c.verdict);
+        };
+        assert_eq!(*position, 4);
+        assert_eq!(model.len(), 4);
+        assert!(model[3].ends_with("ofs=12288 order=0"));
+        assert!(real[3].ends_with("ofs=28672 order=0"));
+        // A field the tracepoint prints differs: a divergence too.
+        let ra = |mmap_miss| Tracepoint::SyncRa {
+            index: 0,
+            req_count: 1,
+            ra: RaFields {
+                order: 0,
+                size: 0,
+                async_size: 0,
+                ra_pages: 32,
+                mmap_miss,
+                prev_pos: -1,
+            },
+        };
+        let c = check_events(&[ra(0)], &[ra(1)], FileId::default());
+        assert!(!c.is_identical());
+        // One stream ending early.
+        let c = check_events(&s[..3], &s, FileId::default());
+        let Verdict::Diverged { model, .. } = &c.verdict else {
+            panic!("expected a divergence");
+        };
+        assert_eq!(model.last().map(String::as_str), Some("(end of stream)"));
+    }
+
+    #[test]
+    fn a_removal_only_the_kernel_made_is_a_disturbance() {
+        let s = vec![add(0), add(1)];
+        let r = vec![
+            add(0),
+            Tracepoint::DeleteFromPageCache { index: 0, order: 0 },
+            add(1),
+        ];
+        let c = check_events(&s, &r, FileId::default());
+        assert!(matches!(c.verdict, Verdict::Disturbed { position: 1, .. }));
+        // The same removal on both sides (a POSIX_FADV_DONTNEED) compares.
+        let c = check_events(&r, &r, FileId::default());
+        assert!(c.is_identical());
+        assert_eq!(c.removals, 1);
+    }
+}
