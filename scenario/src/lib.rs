@@ -11,9 +11,11 @@
 //!   view as plain text for a mailing list, and back;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
 //!   the model's figures for them next to the published ones, with seed
-//!   004's fitted [`shmem_cost`] model (and the [`nnls`] fit under it).
+//!   003's [`exec_cost`] model and seed 004's [`shmem_cost`] model (and
+//!   the [`nnls`] fit under it), each fitted on the baseline column only.
 
 pub mod compare;
+pub mod exec_cost;
 pub mod export;
 pub mod link;
 pub mod nnls;
