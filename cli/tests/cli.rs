@@ -65,7 +65,7 @@ fn bad_input_is_one_line_naming_the_option_and_exit_2() {
                 "--kernel",
                 "v7.1-rc5+fbatch",
                 "--patch",
-                "fbatch-3-willy-shmem",
+                "fbatch-3-shmem-iov-iter-zero",
             ],
             "--kernel",
         ),

@@ -25,9 +25,9 @@ impl Machine {
         batch: &mut Vec<Folio>,
     ) -> usize {
         self.counters.get_folios_contig += 1;
-        let chi = self.kernel.has(Patch::ContigEarlyExit);
-        let willy = self.kernel.has(Patch::ContigWilly);
-        if (chi || willy) && *start > end {
+        let exit_before_advance = self.kernel.has(Patch::ContigExitBeforeAdvance);
+        let exit_after_advance = self.kernel.has(Patch::ContigExitAfterAdvance);
+        if (exit_before_advance || exit_after_advance) && *start > end {
             return 0;
         }
         let first = batch.len();
@@ -37,7 +37,7 @@ impl Machine {
         // Entries that end the walk: a gap, a swap (value) entry, or the
         // middle of a large folio; 6.18 also tests xa_index <= end first.
         while let Entry::Pointer(p) = entry {
-            if !(chi || willy) && xas.index > end {
+            if !(exit_before_advance || exit_after_advance) && xas.index > end {
                 break;
             }
             let folio = Folio::decode_at(xas.index, p);
@@ -49,11 +49,11 @@ impl Machine {
                 break;
             }
             let next = folio.next_index();
-            if chi && next > end {
+            if exit_before_advance && next > end {
                 break;
             }
             xas.advance(xa, next - 1);
-            if willy && xas.index >= end {
+            if exit_after_advance && xas.index >= end {
                 break;
             }
             entry = xas.next(xa);

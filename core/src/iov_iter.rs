@@ -98,7 +98,8 @@ impl Machine {
     }
 
     /// `iov_iter_zero` into one user segment: one `clear_user()`, or with
-    /// Willy's hunk, the zero page copied in page-sized pieces.
+    /// the lib/iov_iter.c hunk Matthew Wilcox proposed, the zero page
+    /// copied in page-sized pieces.
     pub(crate) fn iov_iter_zero<S: EventSink>(&mut self, pos: u64, nr: u64, sink: &mut S) -> u64 {
         let source = if self.kernel.has(Patch::IovIterZeroPage) {
             self.counters.zero_chunks += nr.div_ceil(self.page_bytes());

@@ -32,14 +32,18 @@ pub enum Patch {
     DescRaHugepage,
     /// Qiliang Yuan, seed 000, patch 3.
     DescRaSeqRead,
-    /// Chi Zhiling, fbatch v2 patch 1: `filemap_get_read_batch` stops at `max`.
-    ReadBatchEarlyExit,
-    /// Matthew Wilcox's shorter form of patch 1 (as in 7.3.4).
-    ReadBatchWilly,
-    /// fbatch v2 patch 2: `filemap_get_folios_contig` stops at `end`.
-    ContigEarlyExit,
-    /// Patch 2 in Matthew Wilcox's form (as in 7.3.4).
-    ContigWilly,
+    /// Chi Zhiling, fbatch v2 patch 1: `filemap_get_read_batch` stops once
+    /// a folio reaches `max`, before the `xas_advance`.
+    ReadBatchExitBeforeAdvance,
+    /// Patch 1 in Matthew Wilcox's shorter form (as in 7.3.4): the batch
+    /// stops right after the `xas_advance`.
+    ReadBatchExitAfterAdvance,
+    /// Chi Zhiling, fbatch v2 patch 2: `filemap_get_folios_contig` stops
+    /// once a folio reaches `end`, before the `xas_advance`.
+    ContigExitBeforeAdvance,
+    /// Patch 2 in Matthew Wilcox's form (as in 7.3.4): the walk stops
+    /// right after the `xas_advance`.
+    ContigExitAfterAdvance,
     /// fbatch v2 patch 3: `copy_zero_to_iter`, large zero copies.
     ShmemCopyZeroToIter,
     /// Matthew Wilcox's shmem hunk: every hole goes to `iov_iter_zero`.
@@ -65,10 +69,10 @@ impl Patch {
         Patch::DescRaHelpers,
         Patch::DescRaHugepage,
         Patch::DescRaSeqRead,
-        Patch::ReadBatchEarlyExit,
-        Patch::ReadBatchWilly,
-        Patch::ContigEarlyExit,
-        Patch::ContigWilly,
+        Patch::ReadBatchExitBeforeAdvance,
+        Patch::ReadBatchExitAfterAdvance,
+        Patch::ContigExitBeforeAdvance,
+        Patch::ContigExitAfterAdvance,
         Patch::ShmemCopyZeroToIter,
         Patch::ShmemIovIterZero,
         Patch::IovIterZeroPage,
@@ -80,8 +84,14 @@ impl Patch {
     /// pair can be applied.
     pub const EXCLUSIVE: [(Patch, Patch); 4] = [
         (Patch::ExecThpOrderV6, Patch::ExecThpOrderV7),
-        (Patch::ReadBatchEarlyExit, Patch::ReadBatchWilly),
-        (Patch::ContigEarlyExit, Patch::ContigWilly),
+        (
+            Patch::ReadBatchExitBeforeAdvance,
+            Patch::ReadBatchExitAfterAdvance,
+        ),
+        (
+            Patch::ContigExitBeforeAdvance,
+            Patch::ContigExitAfterAdvance,
+        ),
         (Patch::ShmemCopyZeroToIter, Patch::ShmemIovIterZero),
     ];
 
@@ -103,13 +113,13 @@ impl Patch {
             Patch::DescRaHelpers => "desc-ra-1-helpers",
             Patch::DescRaHugepage => "desc-ra-2-hugepage",
             Patch::DescRaSeqRead => "desc-ra-3-seq-read",
-            Patch::ReadBatchEarlyExit => "fbatch-1-read-batch",
-            Patch::ReadBatchWilly => "fbatch-1-willy",
-            Patch::ContigEarlyExit => "fbatch-2-contig",
-            Patch::ContigWilly => "fbatch-2-willy",
+            Patch::ReadBatchExitBeforeAdvance => "fbatch-1-read-batch",
+            Patch::ReadBatchExitAfterAdvance => "fbatch-1-exit-after-advance",
+            Patch::ContigExitBeforeAdvance => "fbatch-2-contig",
+            Patch::ContigExitAfterAdvance => "fbatch-2-exit-after-advance",
             Patch::ShmemCopyZeroToIter => "fbatch-3-copy-zero",
-            Patch::ShmemIovIterZero => "fbatch-3-willy-shmem",
-            Patch::IovIterZeroPage => "fbatch-3-willy-iov-iter",
+            Patch::ShmemIovIterZero => "fbatch-3-shmem-iov-iter-zero",
+            Patch::IovIterZeroPage => "fbatch-3-iov-iter-zero-page",
             Patch::ShmemHwpoisonInCopy => "fbatch-4-hwpoison",
             Patch::ShmemFolioBatch => "fbatch-5-folio-batch",
         }
@@ -158,19 +168,19 @@ impl Patch {
                 "mm/filemap: extend VM_SEQ_READ readahead below descending faults \
                  (read the window that ends at the fault)"
             }
-            Patch::ReadBatchEarlyExit => {
+            Patch::ReadBatchExitBeforeAdvance => {
                 "mm/filemap: reduce unnecessary xarray lookups when read cached pages \
                  (filemap_get_read_batch breaks once a folio reaches max: no xas_advance, no xas_next past it)"
             }
-            Patch::ReadBatchWilly => {
+            Patch::ReadBatchExitAfterAdvance => {
                 "patch 1 as Matthew Wilcox proposed it and 7.3.4 has it \
                  (xas_advance, then break once xa_index reaches max: no xas_next past it)"
             }
-            Patch::ContigEarlyExit => {
+            Patch::ContigExitBeforeAdvance => {
                 "mm/filemap: reduce xarray lookups in filemap_get_folios_contig() \
                  (break once a folio reaches end: no xas_advance, no xas_next past it)"
             }
-            Patch::ContigWilly => {
+            Patch::ContigExitAfterAdvance => {
                 "patch 2 in Matthew Wilcox's form, as in 7.3.4 (xas_advance, then break at end)"
             }
             Patch::ShmemCopyZeroToIter => {
@@ -178,7 +188,7 @@ impl Patch {
                  (a hole of any length is copied from the largest zero folio)"
             }
             Patch::ShmemIovIterZero => {
-                "Matthew Wilcox's shmem hunk (Chi's v3 plan): holes always go to iov_iter_zero(), \
+                "Matthew Wilcox's shmem hunk (Chi Zhiling's v3 plan): holes always go to iov_iter_zero(), \
                  which is clear_user() for read(2) unless the iov_iter hunk is applied too"
             }
             Patch::IovIterZeroPage => {
@@ -222,14 +232,14 @@ impl Patch {
             Patch::DescRaHelpers | Patch::DescRaHugepage | Patch::DescRaSeqRead => {
                 "seed 000_f39f93ff61fd38a9.txt, [PATCH v2 0/3] mm/filemap: read ahead for mmap readers that move backwards"
             }
-            Patch::ReadBatchEarlyExit
-            | Patch::ContigEarlyExit
+            Patch::ReadBatchExitBeforeAdvance
+            | Patch::ContigExitBeforeAdvance
             | Patch::ShmemCopyZeroToIter
             | Patch::ShmemHwpoisonInCopy
             | Patch::ShmemFolioBatch => {
                 "seed 004_025df3dcdb2ef7bd.txt, [PATCH v2 0/5] mm/shmem: optimize read with reduced xarray lookups and folio batching"
             }
-            Patch::ReadBatchWilly | Patch::ContigWilly => {
+            Patch::ReadBatchExitAfterAdvance | Patch::ContigExitAfterAdvance => {
                 "seed 004, Matthew Wilcox's reply to patch 1/5 (\"make the same change in patch 2/5\"); in 7.3.4"
             }
             Patch::ShmemIovIterZero | Patch::IovIterZeroPage => {
@@ -362,12 +372,12 @@ impl Variant {
             Patch::MmapMissSeqSymmetric,
             Patch::RaNoMarkerAtEof,
         ]);
-        // Patches 1 and 2 of seed 004 reached 7.3.4 in Willy's form.
+        // Patches 1 and 2 of seed 004 reached 7.3.4 in Matthew Wilcox's form.
         let v7_4 = mm_0528
             .with(Patch::ExecBypassMmapMiss)
             .with(Patch::ExecThpOrderV7)
-            .with(Patch::ReadBatchWilly)
-            .with(Patch::ContigWilly);
+            .with(Patch::ReadBatchExitAfterAdvance)
+            .with(Patch::ContigExitAfterAdvance);
         // The EOF marker change is in 7.2.13; which release took it was
         // not pinned down, and no seed-004 figure depends on it.
         let v7_1 = PatchSet::of(&[Patch::ThpRaMmapMiss, Patch::RaNoMarkerAtEof]);
@@ -390,8 +400,8 @@ impl Variant {
                 .with(Patch::ExecThpOrderV7),
             Variant::V7_1Rc5 => v7_1,
             Variant::V7_1Rc5Fbatch => v7_1
-                .with(Patch::ReadBatchEarlyExit)
-                .with(Patch::ContigEarlyExit)
+                .with(Patch::ReadBatchExitBeforeAdvance)
+                .with(Patch::ContigExitBeforeAdvance)
                 .with(Patch::ShmemCopyZeroToIter)
                 .with(Patch::ShmemHwpoisonInCopy)
                 .with(Patch::ShmemFolioBatch),
