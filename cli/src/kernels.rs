@@ -25,6 +25,12 @@ pub fn kernels() -> Result<ExitCode, CliError> {
     println!("Patch toggles (--patch +NAME / --patch -NAME):");
     for p in Patch::ALL {
         println!("  {:<w$} {}", p.name(), p.summary());
+        if !p.changes_behaviour() {
+            println!(
+                "  {:<w$} no change in behaviour: the model runs the same with it or without it",
+                ""
+            );
+        }
         println!("  {:<w$} from {}", "", p.source());
     }
     println!();

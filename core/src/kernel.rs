@@ -95,6 +95,14 @@ impl Patch {
         (Patch::ShmemCopyZeroToIter, Patch::ShmemIovIterZero),
     ];
 
+    /// Whether the model behaves differently with the patch. A series can
+    /// hold a patch that only moves code (seed 000's patch 1 makes helpers
+    /// for the two that follow); it is a toggle so the series reads patch
+    /// by patch, and nothing in the model tests it.
+    pub fn changes_behaviour(self) -> bool {
+        !matches!(self, Patch::DescRaHelpers)
+    }
+
     fn bit(self) -> u64 {
         1 << (self as u32)
     }
@@ -158,7 +166,7 @@ impl Patch {
                  (cap max THP order at 2M)"
             }
             Patch::DescRaHelpers => {
-                "mm/filemap: move the mmap hit check of filemap_map_pages() into helpers (no change in behaviour)"
+                "mm/filemap: move the mmap hit check of filemap_map_pages() into helpers"
             }
             Patch::DescRaHugepage => {
                 "mm/filemap: read ahead downwards on descending VM_HUGEPAGE faults \
