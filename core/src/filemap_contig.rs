@@ -1,8 +1,8 @@
-//! mm/filemap.c, 6.18.35 (the same body in v7.1-rc5): `filemap_get_folios_contig`,
-//! which fills a folio batch with the folios that follow each other from
-//! `start`, stopping at a gap, a value or sibling entry, `end`, or a full
-//! batch. In this model only shmem's batched read (seed 004, patch 5)
-//! calls it.
+//! mm/filemap.c, Linux 6.18 (read in the 6.18.35 source; the same body in
+//! v7.1-rc5): `filemap_get_folios_contig`, which fills a folio batch with
+//! the folios that follow each other from `start`, stopping at a gap, a
+//! value or sibling entry, `end`, or a full batch. In this model only
+//! shmem's batched read (seed 004, patch 5) calls it.
 //!
 //! Patch 2 of the fbatch v2 series stops the walk once a folio reaches
 //! `end`, saving the `xas_advance` and the `xas_next` that loaded the entry

@@ -1,6 +1,6 @@
 //! lib/iov_iter.c as a `read(2)` into a user buffer (ITER_UBUF) meets it,
-//! Linux 6.18.35 (unchanged through 7.3.4), with the zeroing helpers of
-//! seed 004 and its thread:
+//! Linux 6.18 (read in the 6.18.35 source; unchanged through 7.3.4), with
+//! the zeroing helpers of seed 004 and its thread:
 //! - `copy_folio_to_iter` / `copy_page_to_iter` check the range with
 //!   `page_copy_sane`, then copy one subpage at a time (`kmap_local_page`
 //!   and `_copy_to_iter` per page), so a 2 MiB folio is still copied in

@@ -2,12 +2,13 @@
 //! switch on the one model. A variant is never a copy of the model; the
 //! code tests `kernel.has(Patch::X)` where a patch changes behaviour.
 //!
-//! The base is Linux 6.18 as measured on these machines. Later kernels are
-//! the base with the patches merged since switched on; a patch series under
-//! review adds its patches one toggle each, so the web app can flip them
-//! hunk by hunk.
+//! The base is Linux 6.18 as measured on these machines (6.18.44). Later
+//! kernels are the base with the patches merged since switched on; a patch
+//! series under review adds its patches one toggle each, so the web app can
+//! flip them hunk by hunk.
 
-/// One patch (or one hunk of a series) that changes the model's behaviour.
+/// One patch (or one hunk of a series) the model can switch on. All but
+/// those [`Patch::changes_behaviour`] names change what the model does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Patch {
     /// Roman Gushchin, v3, Oct 2025 (merged for 6.19).
@@ -349,7 +350,7 @@ impl Variant {
 
     pub fn summary(self) -> &'static str {
         match self {
-            Variant::V6_18 => "Linux 6.18 as measured on these machines (reference source 6.18.35)",
+            Variant::V6_18 => "Linux 6.18 as measured on these machines (6.18.44)",
             Variant::V7_4Rc2 => "v7.4-rc2's fault path and readahead (as in 7.2.13 and 7.3.4)",
             Variant::V7_4Rc2Before0b9c => {
                 "v7.4-rc2 just before 0b9c0aeba938 (seed 000's reference)"
@@ -363,7 +364,7 @@ impl Variant {
             Variant::Mm20260528ExecV6 => "mm-unstable of 28 May 2026 + exec series v6",
             Variant::Mm20260528ExecV7 => "mm-unstable of 28 May 2026 + exec series v7",
             Variant::V7_1Rc5 => {
-                "v7.1-rc5: shmem_file_read_iter as in 6.18.35 (seed 004's baseline)"
+                "v7.1-rc5: shmem_file_read_iter as in 6.18 (seed 004's baseline)"
             }
             Variant::V7_1Rc5Fbatch => {
                 "v7.1-rc5 + [PATCH v2 0/5] mm/shmem: optimize read with reduced xarray lookups and folio batching"
