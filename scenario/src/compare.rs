@@ -17,7 +17,7 @@
 //! per-page costs fitted on the v7.1-rc5 columns, applied to the model's
 //! counts for both kernels.
 
-use folioscope_core::{Machine, NoEvents, Pattern, Simulation, Summary};
+use folioscope_core::{Machine, NoEvents, Pattern, Simulation};
 use serde::Serialize;
 
 use crate::exec_cost::{self, Bounds, Phase, Prediction};
@@ -522,14 +522,4 @@ impl Comparison {
         s.push_str("  * fitted: the cost model's constants come from these columns\n");
         s
     }
-}
-
-/// The summary of a run, exposed for tests that pin figures.
-pub fn summary_of(row: &Row, column: &Column) -> Result<Summary, String> {
-    let mut scenario = row.scenario.clone();
-    scenario.kernel = column.kernel.clone();
-    let cfg = scenario.config().map_err(|e| e.to_string())?;
-    let mut sim = Simulation::new(cfg);
-    sim.run(&mut NoEvents);
-    Ok(Summary::of(sim.machine()))
 }
