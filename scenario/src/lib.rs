@@ -7,6 +7,7 @@
 //! - [`report`]: the figures of a run as JSON (the shape `folioscope run`
 //!   and `folioscope probe` print) and as a plain-text table;
 //! - [`text`]: one line per model event, naming the kernel function;
+//!   [`describe`]: what patches, kernel variants and marks are, in words;
 //! - [`link`]: the whole view as a permalink, and back; [`export`]: the
 //!   view as plain text for a mailing list, and back;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
@@ -15,6 +16,7 @@
 //!   the [`nnls`] fit under it), each fitted on the baseline column only.
 
 pub mod compare;
+pub mod describe;
 pub mod exec_cost;
 pub mod export;
 pub mod link;
