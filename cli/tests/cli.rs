@@ -215,3 +215,31 @@ fn link_and_export_write_what_the_app_opens() {
         Some("v7.4-rc2".into())
     );
 }
+
+#[test]
+fn kernels_says_which_patch_changes_no_behaviour() {
+    let (code, stdout, _) = folioscope(&["kernels"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let noted: Vec<&str> = lines
+        .windows(2)
+        .filter(|w| w[1].contains("no change in behaviour"))
+        .filter_map(|w| w[0].split_whitespace().next())
+        .collect();
+    assert_eq!(noted, ["desc-ra-1-helpers"]);
+    // Patch names are written in their new form only.
+    assert!(!stdout.contains("willy"), "{stdout}");
+}
+
+#[test]
+fn former_patch_names_still_parse() {
+    let (code, stdout, stderr) = folioscope(&[
+        "link",
+        "--kernel",
+        "v7.4-rc2-fbatch-1-willy",
+        "--base-url",
+        "http://h/",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("fbatch-1-exit-after-advance"), "{stdout}");
+}
