@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use folioscope_core::{Patch, Variant};
+use folioscope_scenario::describe;
 
 use crate::CliError;
 
@@ -16,7 +17,7 @@ pub fn kernels() -> Result<ExitCode, CliError> {
     println!("Kernel variants (--kernel NAME):");
     for v in Variant::ALL {
         let patches: Vec<&str> = v.patches().iter().map(|p| p.name()).collect();
-        println!("  {:<w$} {}", v.name(), v.summary());
+        println!("  {:<w$} {}", v.name(), describe::variant(v));
         if !patches.is_empty() {
             println!("  {:<w$} patches: {}", "", patches.join(", "));
         }
@@ -24,8 +25,11 @@ pub fn kernels() -> Result<ExitCode, CliError> {
     println!();
     println!("Patch toggles (--patch +NAME / --patch -NAME):");
     for p in Patch::ALL {
-        println!("  {:<w$} {}", p.name(), p.summary());
-        println!("  {:<w$} from {}", "", p.source());
+        println!("  {:<w$} {}", p.name(), describe::patch(p));
+        if let Some(note) = describe::patch_behaviour(p) {
+            println!("  {:<w$} {note}", "");
+        }
+        println!("  {:<w$} from {}", "", describe::patch_source(p));
     }
     println!();
     println!("Alternatives for one hunk (apply at most one of each pair):");

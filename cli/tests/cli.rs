@@ -65,7 +65,7 @@ fn bad_input_is_one_line_naming_the_option_and_exit_2() {
                 "--kernel",
                 "v7.1-rc5+fbatch",
                 "--patch",
-                "fbatch-3-willy-shmem",
+                "fbatch-3-shmem-iov-iter-zero",
             ],
             "--kernel",
         ),
@@ -214,4 +214,32 @@ fn link_and_export_write_what_the_app_opens() {
         parsed.view.compare.map(|k| k.label()),
         Some("v7.4-rc2".into())
     );
+}
+
+#[test]
+fn kernels_says_which_patch_changes_no_behaviour() {
+    let (code, stdout, _) = folioscope(&["kernels"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let noted: Vec<&str> = lines
+        .windows(2)
+        .filter(|w| w[1].contains("no change in behaviour"))
+        .filter_map(|w| w[0].split_whitespace().next())
+        .collect();
+    assert_eq!(noted, ["desc-ra-1-helpers"]);
+    // Patch names are written in their new form only.
+    assert!(!stdout.contains("willy"), "{stdout}");
+}
+
+#[test]
+fn former_patch_names_still_parse() {
+    let (code, stdout, stderr) = folioscope(&[
+        "link",
+        "--kernel",
+        "v7.4-rc2-fbatch-1-willy",
+        "--base-url",
+        "http://h/",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("fbatch-1-exit-after-advance"), "{stdout}");
 }

@@ -39,10 +39,6 @@ impl std::error::Error for ConfigError {}
 pub struct PageSize(u64);
 
 impl PageSize {
-    pub const SIZE_4K: PageSize = PageSize(4096);
-    pub const SIZE_16K: PageSize = PageSize(16384);
-    pub const SIZE_64K: PageSize = PageSize(65536);
-
     pub fn new(bytes: u64) -> Result<Self, ConfigError> {
         if !bytes.is_power_of_two() {
             return Err(ConfigError::new(

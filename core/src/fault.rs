@@ -1,7 +1,8 @@
 //! The mmap fault path of mm/filemap.c, Linux 6.18: `filemap_fault`,
 //! `do_sync_mmap_readahead` and `do_async_mmap_readahead`.
 //!
-//! 6.18 against the 6.12 reference source:
+//! Read in the 6.12 source. The 6.18.35 source differs from it here, as
+//! the measurements of 6.18.44 do:
 //! - mmap read-around sets `ra->order = 0`: it reads order-0 folios, and
 //!   only the async windows that follow raise the order (measured: a
 //!   forward walk of a 2 GiB file caches 2048 order-0 pages first);

@@ -1,8 +1,8 @@
-//! mm/filemap.c, 6.18.35 (the same body in v7.1-rc5): `filemap_get_folios_contig`,
-//! which fills a folio batch with the folios that follow each other from
-//! `start`, stopping at a gap, a value or sibling entry, `end`, or a full
-//! batch. In this model only shmem's batched read (seed 004, patch 5)
-//! calls it.
+//! mm/filemap.c, Linux 6.18 (read in the 6.18.35 source; the same body in
+//! v7.1-rc5): `filemap_get_folios_contig`, which fills a folio batch with
+//! the folios that follow each other from `start`, stopping at a gap, a
+//! value or sibling entry, `end`, or a full batch. In this model only
+//! shmem's batched read (seed 004, patch 5) calls it.
 //!
 //! Patch 2 of the fbatch v2 series stops the walk once a folio reaches
 //! `end`, saving the `xas_advance` and the `xas_next` that loaded the entry
@@ -25,9 +25,9 @@ impl Machine {
         batch: &mut Vec<Folio>,
     ) -> usize {
         self.counters.get_folios_contig += 1;
-        let chi = self.kernel.has(Patch::ContigEarlyExit);
-        let willy = self.kernel.has(Patch::ContigWilly);
-        if (chi || willy) && *start > end {
+        let exit_before_advance = self.kernel.has(Patch::ContigExitBeforeAdvance);
+        let exit_after_advance = self.kernel.has(Patch::ContigExitAfterAdvance);
+        if (exit_before_advance || exit_after_advance) && *start > end {
             return 0;
         }
         let first = batch.len();
@@ -37,7 +37,7 @@ impl Machine {
         // Entries that end the walk: a gap, a swap (value) entry, or the
         // middle of a large folio; 6.18 also tests xa_index <= end first.
         while let Entry::Pointer(p) = entry {
-            if !(chi || willy) && xas.index > end {
+            if !(exit_before_advance || exit_after_advance) && xas.index > end {
                 break;
             }
             let folio = Folio::decode_at(xas.index, p);
@@ -49,11 +49,11 @@ impl Machine {
                 break;
             }
             let next = folio.next_index();
-            if chi && next > end {
+            if exit_before_advance && next > end {
                 break;
             }
             xas.advance(xa, next - 1);
-            if willy && xas.index >= end {
+            if exit_after_advance && xas.index >= end {
                 break;
             }
             entry = xas.next(xa);

@@ -8,9 +8,10 @@
 //! fetched again. Each batched folio holds a reference until its copy is
 //! done.
 //!
-//! Seed 004's patch 1 (and Willy's form of it, in 7.3.4) ends a batch as
-//! soon as a folio reaches `max`, without the `xas_next` that loaded the
-//! entry past it.
+//! Seed 004's patch 1 ends a batch as soon as a folio reaches `max`,
+//! before the `xas_advance` and without the `xas_next` that loaded the
+//! entry past it; Matthew Wilcox's form of it (in 7.3.4) ends it right
+//! after the `xas_advance`.
 
 use crate::event::{Event, EventSink, KFunc};
 use crate::folio::{Folio, FolioFlags};
@@ -138,17 +139,17 @@ impl Machine {
 
     /// `filemap_get_read_batch`: contiguous folios from `index` up to `max`.
     fn filemap_get_read_batch(&mut self, index: u64, max: u64) -> Vec<Folio> {
-        let chi = self.kernel.has(Patch::ReadBatchEarlyExit);
-        let willy = self.kernel.has(Patch::ReadBatchWilly);
+        let exit_before_advance = self.kernel.has(Patch::ReadBatchExitBeforeAdvance);
+        let exit_after_advance = self.kernel.has(Patch::ReadBatchExitAfterAdvance);
         let mut batch = Vec::new();
-        if (chi || willy) && index > max {
+        if (exit_before_advance || exit_after_advance) && index > max {
             return batch;
         }
         let xa = &self.cache.xa;
         let mut xas = XaState::new(index);
         let mut e = xas.load(xa);
         while let Entry::Pointer(p) = e {
-            // Patched, this test cannot fire (a WARN_ON in Chi's version).
+            // Patched, this test cannot fire (patch 1 as posted makes it a WARN_ON).
             if xas.index > max {
                 break;
             }
@@ -162,11 +163,11 @@ impl Machine {
                 break;
             }
             let next = folio.next_index();
-            if chi && next > max {
+            if exit_before_advance && next > max {
                 break;
             }
             xas.advance(xa, next - 1);
-            if willy && xas.index >= max {
+            if exit_after_advance && xas.index >= max {
                 break;
             }
             e = xas.next(xa);

@@ -1,6 +1,6 @@
 //! lib/iov_iter.c as a `read(2)` into a user buffer (ITER_UBUF) meets it,
-//! Linux 6.18.35 (unchanged through 7.3.4), with the zeroing helpers of
-//! seed 004 and its thread:
+//! Linux 6.18 (read in the 6.18.35 source; unchanged through 7.3.4), with
+//! the zeroing helpers of seed 004 and its thread:
 //! - `copy_folio_to_iter` / `copy_page_to_iter` check the range with
 //!   `page_copy_sane`, then copy one subpage at a time (`kmap_local_page`
 //!   and `_copy_to_iter` per page), so a 2 MiB folio is still copied in
@@ -98,7 +98,8 @@ impl Machine {
     }
 
     /// `iov_iter_zero` into one user segment: one `clear_user()`, or with
-    /// Willy's hunk, the zero page copied in page-sized pieces.
+    /// the lib/iov_iter.c hunk Matthew Wilcox proposed, the zero page
+    /// copied in page-sized pieces.
     pub(crate) fn iov_iter_zero<S: EventSink>(&mut self, pos: u64, nr: u64, sink: &mut S) -> u64 {
         let source = if self.kernel.has(Patch::IovIterZeroPage) {
             self.counters.zero_chunks += nr.div_ceil(self.page_bytes());

@@ -2,12 +2,13 @@
 //! switch on the one model. A variant is never a copy of the model; the
 //! code tests `kernel.has(Patch::X)` where a patch changes behaviour.
 //!
-//! The base is Linux 6.18 as measured on these machines. Later kernels are
-//! the base with the patches merged since switched on; a patch series under
-//! review adds its patches one toggle each, so the web app can flip them
-//! hunk by hunk.
+//! The base is Linux 6.18 as measured on these machines (6.18.44). Later
+//! kernels are the base with the patches merged since switched on; a patch
+//! series under review adds its patches one toggle each, so the web app can
+//! flip them hunk by hunk.
 
-/// One patch (or one hunk of a series) that changes the model's behaviour.
+/// One patch (or one hunk of a series) the model can switch on. All but
+/// those [`Patch::changes_behaviour`] names change what the model does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Patch {
     /// Roman Gushchin, v3, Oct 2025 (merged for 6.19).
@@ -32,14 +33,18 @@ pub enum Patch {
     DescRaHugepage,
     /// Qiliang Yuan, seed 000, patch 3.
     DescRaSeqRead,
-    /// Chi Zhiling, fbatch v2 patch 1: `filemap_get_read_batch` stops at `max`.
-    ReadBatchEarlyExit,
-    /// Matthew Wilcox's shorter form of patch 1 (as in 7.3.4).
-    ReadBatchWilly,
-    /// fbatch v2 patch 2: `filemap_get_folios_contig` stops at `end`.
-    ContigEarlyExit,
-    /// Patch 2 in Matthew Wilcox's form (as in 7.3.4).
-    ContigWilly,
+    /// Chi Zhiling, fbatch v2 patch 1: `filemap_get_read_batch` stops once
+    /// a folio reaches `max`, before the `xas_advance`.
+    ReadBatchExitBeforeAdvance,
+    /// Patch 1 in Matthew Wilcox's shorter form (as in 7.3.4): the batch
+    /// stops right after the `xas_advance`.
+    ReadBatchExitAfterAdvance,
+    /// Chi Zhiling, fbatch v2 patch 2: `filemap_get_folios_contig` stops
+    /// once a folio reaches `end`, before the `xas_advance`.
+    ContigExitBeforeAdvance,
+    /// Patch 2 in Matthew Wilcox's form (as in 7.3.4): the walk stops
+    /// right after the `xas_advance`.
+    ContigExitAfterAdvance,
     /// fbatch v2 patch 3: `copy_zero_to_iter`, large zero copies.
     ShmemCopyZeroToIter,
     /// Matthew Wilcox's shmem hunk: every hole goes to `iov_iter_zero`.
@@ -65,10 +70,10 @@ impl Patch {
         Patch::DescRaHelpers,
         Patch::DescRaHugepage,
         Patch::DescRaSeqRead,
-        Patch::ReadBatchEarlyExit,
-        Patch::ReadBatchWilly,
-        Patch::ContigEarlyExit,
-        Patch::ContigWilly,
+        Patch::ReadBatchExitBeforeAdvance,
+        Patch::ReadBatchExitAfterAdvance,
+        Patch::ContigExitBeforeAdvance,
+        Patch::ContigExitAfterAdvance,
         Patch::ShmemCopyZeroToIter,
         Patch::ShmemIovIterZero,
         Patch::IovIterZeroPage,
@@ -80,10 +85,24 @@ impl Patch {
     /// pair can be applied.
     pub const EXCLUSIVE: [(Patch, Patch); 4] = [
         (Patch::ExecThpOrderV6, Patch::ExecThpOrderV7),
-        (Patch::ReadBatchEarlyExit, Patch::ReadBatchWilly),
-        (Patch::ContigEarlyExit, Patch::ContigWilly),
+        (
+            Patch::ReadBatchExitBeforeAdvance,
+            Patch::ReadBatchExitAfterAdvance,
+        ),
+        (
+            Patch::ContigExitBeforeAdvance,
+            Patch::ContigExitAfterAdvance,
+        ),
         (Patch::ShmemCopyZeroToIter, Patch::ShmemIovIterZero),
     ];
+
+    /// Whether the model behaves differently with the patch. A series can
+    /// hold a patch that only moves code (seed 000's patch 1 makes helpers
+    /// for the two that follow); it is a toggle so the series reads patch
+    /// by patch, and nothing in the model tests it.
+    pub fn changes_behaviour(self) -> bool {
+        !matches!(self, Patch::DescRaHelpers)
+    }
 
     fn bit(self) -> u64 {
         1 << (self as u32)
@@ -103,138 +122,15 @@ impl Patch {
             Patch::DescRaHelpers => "desc-ra-1-helpers",
             Patch::DescRaHugepage => "desc-ra-2-hugepage",
             Patch::DescRaSeqRead => "desc-ra-3-seq-read",
-            Patch::ReadBatchEarlyExit => "fbatch-1-read-batch",
-            Patch::ReadBatchWilly => "fbatch-1-willy",
-            Patch::ContigEarlyExit => "fbatch-2-contig",
-            Patch::ContigWilly => "fbatch-2-willy",
+            Patch::ReadBatchExitBeforeAdvance => "fbatch-1-read-batch",
+            Patch::ReadBatchExitAfterAdvance => "fbatch-1-exit-after-advance",
+            Patch::ContigExitBeforeAdvance => "fbatch-2-contig",
+            Patch::ContigExitAfterAdvance => "fbatch-2-exit-after-advance",
             Patch::ShmemCopyZeroToIter => "fbatch-3-copy-zero",
-            Patch::ShmemIovIterZero => "fbatch-3-willy-shmem",
-            Patch::IovIterZeroPage => "fbatch-3-willy-iov-iter",
+            Patch::ShmemIovIterZero => "fbatch-3-shmem-iov-iter-zero",
+            Patch::IovIterZeroPage => "fbatch-3-iov-iter-zero-page",
             Patch::ShmemHwpoisonInCopy => "fbatch-4-hwpoison",
             Patch::ShmemFolioBatch => "fbatch-5-folio-batch",
-        }
-    }
-
-    /// What the patch changes, in one line.
-    pub fn summary(self) -> &'static str {
-        match self {
-            Patch::ThpRaMmapMiss => {
-                "mm: readahead: make thp readahead conditional to mmap_miss logic \
-                 (VM_HUGEPAGE reads only while mmap_miss <= MMAP_LOTSAMISS; VM_SEQ_READ keeps out of mmap_miss)"
-            }
-            Patch::MmapHitFaultAddress => {
-                "mm/filemap: count only the faulting address as a mmap hit \
-                 (fault-around hits: at most one, for the faulting page; PMD mappings none)"
-            }
-            Patch::MmapHitNotTried => {
-                "mm/filemap: do not count FAULT_FLAG_TRIED retries as mmap hits"
-            }
-            Patch::MmapMissSeqSymmetric => {
-                "mm: make mmap_miss accounting symmetric for VM_SEQ_READ \
-                 (no mmap_miss decrements for VM_SEQ_READ or VM_EXEC mappings)"
-            }
-            Patch::RaNoMarkerAtEof => {
-                "readahead: no PG_readahead marker when the window reaches EOF"
-            }
-            Patch::ExecBypassMmapMiss => {
-                "mm: bypass mmap_miss heuristic for VM_EXEC readahead"
-            }
-            Patch::ExecThpOrderV6 => {
-                "mm: use mapping_max_folio_order() for force_thp_readahead order, v6 \
-                 (preserve PMD-sized readahead where it fits, else fall back to at most 2M)"
-            }
-            Patch::ExecThpOrderV7 => {
-                "mm: use mapping_max_folio_order() for force_thp_readahead order, v7 \
-                 (cap max THP order at 2M)"
-            }
-            Patch::DescRaHelpers => {
-                "mm/filemap: move the mmap hit check of filemap_map_pages() into helpers (no change in behaviour)"
-            }
-            Patch::DescRaHugepage => {
-                "mm/filemap: read ahead downwards on descending VM_HUGEPAGE faults \
-                 (also read the folio below when it is not cached either; a PMD mapping of the faulting address is a hit)"
-            }
-            Patch::DescRaSeqRead => {
-                "mm/filemap: extend VM_SEQ_READ readahead below descending faults \
-                 (read the window that ends at the fault)"
-            }
-            Patch::ReadBatchEarlyExit => {
-                "mm/filemap: reduce unnecessary xarray lookups when read cached pages \
-                 (filemap_get_read_batch breaks once a folio reaches max: no xas_advance, no xas_next past it)"
-            }
-            Patch::ReadBatchWilly => {
-                "patch 1 as Matthew Wilcox proposed it and 7.3.4 has it \
-                 (xas_advance, then break once xa_index reaches max: no xas_next past it)"
-            }
-            Patch::ContigEarlyExit => {
-                "mm/filemap: reduce xarray lookups in filemap_get_folios_contig() \
-                 (break once a folio reaches end: no xas_advance, no xas_next past it)"
-            }
-            Patch::ContigWilly => {
-                "patch 2 in Matthew Wilcox's form, as in 7.3.4 (xas_advance, then break at end)"
-            }
-            Patch::ShmemCopyZeroToIter => {
-                "mm/shmem: introduce copy_zero_to_iter() for large zeroing \
-                 (a hole of any length is copied from the largest zero folio)"
-            }
-            Patch::ShmemIovIterZero => {
-                "Matthew Wilcox's shmem hunk (Chi's v3 plan): holes always go to iov_iter_zero(), \
-                 which is clear_user() for read(2) unless the iov_iter hunk is applied too"
-            }
-            Patch::IovIterZeroPage => {
-                "Matthew Wilcox's lib/iov_iter.c hunk: iov_iter_zero() to user memory copies \
-                 the zero page in 4 KiB pieces instead of clear_user()"
-            }
-            Patch::ShmemHwpoisonInCopy => {
-                "mm/shmem: remove page-copy fallback in shmem read path \
-                 (a large folio with a poisoned page is looked up once and copied page by page)"
-            }
-            Patch::ShmemFolioBatch => {
-                "mm/shmem: optimize file read with folio batching \
-                 (filemap_get_folios_contig fills a batch of up to 31 folios, no folio lock; \
-                 holes fall back to shmem_get_folio)"
-            }
-        }
-    }
-
-    /// Where it comes from: a lore link, a commit, or a seed file.
-    pub fn source(self) -> &'static str {
-        match self {
-            Patch::ThpRaMmapMiss => {
-                "https://lore.kernel.org/r/20251006175106.377411-1-roman.gushchin@linux.dev"
-            }
-            Patch::MmapHitFaultAddress => {
-                "commit 0b9c0aeba938, https://lkml.rescloud.iu.edu/hypermail/linux/kernel/2604.3/05792.html"
-            }
-            Patch::MmapHitNotTried => {
-                "commit 9b0fcac3cfe7, https://lkml.rescloud.iu.edu/hypermail/linux/kernel/2604.3/05792.html"
-            }
-            Patch::MmapMissSeqSymmetric => {
-                "https://lore.kernel.org/r/20260525145751.2671248-1-usama.arif@linux.dev"
-            }
-            Patch::RaNoMarkerAtEof => "mm/readahead.c between 6.18 and 7.2 (do_page_cache_ra, page_cache_ra_order)",
-            Patch::ExecBypassMmapMiss | Patch::ExecThpOrderV7 => {
-                "seed 003_a4c409d76b7fdaa2.txt, [PATCH v7 0/2] mm: improve large folio readahead for exec memory"
-            }
-            Patch::ExecThpOrderV6 => {
-                "https://lore.kernel.org/all/20260528165635.2068012-1-usama.arif@linux.dev/ (v6), seed 003"
-            }
-            Patch::DescRaHelpers | Patch::DescRaHugepage | Patch::DescRaSeqRead => {
-                "seed 000_f39f93ff61fd38a9.txt, [PATCH v2 0/3] mm/filemap: read ahead for mmap readers that move backwards"
-            }
-            Patch::ReadBatchEarlyExit
-            | Patch::ContigEarlyExit
-            | Patch::ShmemCopyZeroToIter
-            | Patch::ShmemHwpoisonInCopy
-            | Patch::ShmemFolioBatch => {
-                "seed 004_025df3dcdb2ef7bd.txt, [PATCH v2 0/5] mm/shmem: optimize read with reduced xarray lookups and folio batching"
-            }
-            Patch::ReadBatchWilly | Patch::ContigWilly => {
-                "seed 004, Matthew Wilcox's reply to patch 1/5 (\"make the same change in patch 2/5\"); in 7.3.4"
-            }
-            Patch::ShmemIovIterZero | Patch::IovIterZeroPage => {
-                "seed 004, Matthew Wilcox's reply to patch 3/5 (\"I think Hugh put this optimisation in the wrong place\")"
-            }
         }
     }
 }
@@ -329,30 +225,6 @@ impl Variant {
         }
     }
 
-    pub fn summary(self) -> &'static str {
-        match self {
-            Variant::V6_18 => "Linux 6.18 as measured on these machines (reference source 6.18.35)",
-            Variant::V7_4Rc2 => "v7.4-rc2's fault path and readahead (as in 7.2.13 and 7.3.4)",
-            Variant::V7_4Rc2Before0b9c => {
-                "v7.4-rc2 just before 0b9c0aeba938 (seed 000's reference)"
-            }
-            Variant::V7_4Rc2DescRa => {
-                "v7.4-rc2 + [PATCH v2 0/3] read ahead for mmap readers that move backwards"
-            }
-            Variant::Mm20260528 => {
-                "mm-unstable of 28 May 2026, before the exec series (seed 003's baseline)"
-            }
-            Variant::Mm20260528ExecV6 => "mm-unstable of 28 May 2026 + exec series v6",
-            Variant::Mm20260528ExecV7 => "mm-unstable of 28 May 2026 + exec series v7",
-            Variant::V7_1Rc5 => {
-                "v7.1-rc5: shmem_file_read_iter as in 6.18.35 (seed 004's baseline)"
-            }
-            Variant::V7_1Rc5Fbatch => {
-                "v7.1-rc5 + [PATCH v2 0/5] mm/shmem: optimize read with reduced xarray lookups and folio batching"
-            }
-        }
-    }
-
     /// The patches the variant carries on top of the 6.18 model.
     pub fn patches(self) -> PatchSet {
         let mm_0528 = PatchSet::of(&[
@@ -362,12 +234,12 @@ impl Variant {
             Patch::MmapMissSeqSymmetric,
             Patch::RaNoMarkerAtEof,
         ]);
-        // Patches 1 and 2 of seed 004 reached 7.3.4 in Willy's form.
+        // Patches 1 and 2 of seed 004 reached 7.3.4 in Matthew Wilcox's form.
         let v7_4 = mm_0528
             .with(Patch::ExecBypassMmapMiss)
             .with(Patch::ExecThpOrderV7)
-            .with(Patch::ReadBatchWilly)
-            .with(Patch::ContigWilly);
+            .with(Patch::ReadBatchExitAfterAdvance)
+            .with(Patch::ContigExitAfterAdvance);
         // The EOF marker change is in 7.2.13; which release took it was
         // not pinned down, and no seed-004 figure depends on it.
         let v7_1 = PatchSet::of(&[Patch::ThpRaMmapMiss, Patch::RaNoMarkerAtEof]);
@@ -390,8 +262,8 @@ impl Variant {
                 .with(Patch::ExecThpOrderV7),
             Variant::V7_1Rc5 => v7_1,
             Variant::V7_1Rc5Fbatch => v7_1
-                .with(Patch::ReadBatchEarlyExit)
-                .with(Patch::ContigEarlyExit)
+                .with(Patch::ReadBatchExitBeforeAdvance)
+                .with(Patch::ContigExitBeforeAdvance)
                 .with(Patch::ShmemCopyZeroToIter)
                 .with(Patch::ShmemHwpoisonInCopy)
                 .with(Patch::ShmemFolioBatch),

@@ -1,7 +1,11 @@
 //! folioscope-core: a deterministic model of the Linux page cache.
 //!
-//! The model follows Linux 6.18 function by function, and each module is
-//! named after the kernel file it models:
+//! The model follows Linux 6.18 as measured on these machines (6.18.44),
+//! function by function. The sources read for it were older: Debian's
+//! 6.12 source, and the 6.18.35 source for what changed by 6.18. Each
+//! module says which it read, and where a source and the measured kernel
+//! differ, the measurement wins. Each module is named after the kernel
+//! file it models:
 //! - [`xarray`]: lib/xarray.c, the tree that indexes a file's folios;
 //! - [`page_cache`], [`folio`]: the `address_space` and its folios;
 //! - [`readahead`]: mm/readahead.c, `file_ra_state` and its windows;

@@ -113,14 +113,6 @@ impl AddressSpace {
         }
     }
 
-    /// The shadow at `index`, if any, without counting.
-    pub fn peek_shadow(&self, index: u64) -> Option<Shadow> {
-        match self.xa.peek(index) {
-            (Entry::Value(v), _) => Some(Shadow::decode(v)),
-            _ => None,
-        }
-    }
-
     /// Rewrites a folio's flags or stamp in place. The kernel holds a
     /// pointer to the folio, so this is not a lookup and is not counted.
     pub fn update(&mut self, folio: &Folio) {

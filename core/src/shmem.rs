@@ -11,7 +11,7 @@
 //!
 //! Seed 004 (fbatch v2) changes it, one toggle per patch:
 //! - patch 3 copies holes of any length from the largest zero folio;
-//!   Willy's alternative sends every hole to `iov_iter_zero`;
+//!   Matthew Wilcox's alternative sends every hole to `iov_iter_zero`;
 //! - patch 4 drops the page-by-page fallback for a large folio with a
 //!   poisoned page and checks each page inside the copy instead;
 //! - patch 5 fills a folio batch with `filemap_get_folios_contig` (no

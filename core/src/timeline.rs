@@ -56,13 +56,6 @@ pub enum Mark {
 
 impl Mark {
     pub const ALL: [Mark; 3] = [Mark::MajorFault, Mark::Readahead, Mark::LotsaMissCrossing];
-    pub fn name(self) -> &'static str {
-        match self {
-            Mark::MajorFault => "major fault",
-            Mark::Readahead => "readahead",
-            Mark::LotsaMissCrossing => "MMAP_LOTSAMISS crossing",
-        }
-    }
 }
 
 /// The finished run of a scenario.

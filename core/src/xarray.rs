@@ -1,4 +1,5 @@
-//! The XArray of lib/xarray.c (Linux 6.12, unchanged in substance in 6.18):
+//! The XArray of lib/xarray.c, Linux 6.18 (read in the 6.12 source; 6.18
+//! changes nothing of substance here):
 //! a radix tree of 64-slot nodes that indexes a file's folios.
 //!
 //! What is modelled, as the kernel has it:

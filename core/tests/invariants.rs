@@ -3,13 +3,14 @@
 //! never overlap and never reach past EOF, `mmap_miss` stays within
 //! [0, 10 × MMAP_LOTSAMISS], and no read is left in flight. The fast paths
 //! change nothing: a run with them off ends in the same state with the same
-//! lookup counts. A timeline jump lands on the same state as a straight run.
+//! lookup counts, and so does a patch toggle that claims no change in
+//! behaviour. A timeline jump lands on the same state as a straight run.
 #![cfg(not(target_arch = "wasm32"))]
 
 use folioscope_core::fault::MMAP_LOTSAMISS;
 use folioscope_core::{
-    Access, Backing, Config, Kernel, Machine, Madvise, NoEvents, Pattern, Scenario, Simulation,
-    Summary, Timeline, TmpfsFile,
+    Access, Backing, Config, Kernel, Machine, Madvise, NoEvents, Patch, Pattern, Scenario,
+    Simulation, Summary, Timeline, TmpfsFile,
 };
 use proptest::prelude::*;
 
@@ -190,6 +191,23 @@ proptest! {
     }
 
     #[test]
+    fn a_patch_that_changes_no_behaviour_changes_nothing(cfg in config()) {
+        for patch in Patch::ALL.into_iter().filter(|p| !p.changes_behaviour()) {
+            let mut with = cfg.scenario();
+            with.kernel.patches = with.kernel.patches.with(patch);
+            let mut without = cfg.scenario();
+            without.kernel.patches = without.kernel.patches.without(patch);
+            let mut a = Simulation::new(Config::new(with).unwrap());
+            let mut b = Simulation::new(Config::new(without).unwrap());
+            let target = a.len().min(20_000);
+            a.run_to(target, &mut NoEvents);
+            b.run_to(target, &mut NoEvents);
+            prop_assert!(a.machine().same_state(b.machine()), "{}", patch.name());
+            prop_assert_eq!(Summary::of(a.machine()), Summary::of(b.machine()), "{}", patch.name());
+        }
+    }
+
+    #[test]
     fn first_difference_finds_where_two_runs_part(cfg in config(), ra_kb in prop_oneof![Just(0u64), Just(64), Just(4096)]) {
         let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
         prop_assume!(len <= 5_000);
@@ -234,6 +252,61 @@ proptest! {
         // the checkpoints must not have seen it.
         sim.run(&mut NoEvents);
         prop_assert_eq!(Summary::of(&timeline.machine_at(target)), Summary::of(straight.machine()));
+    }
+}
+
+/// The random scenarios above rarely reach a patch's code, so a patch
+/// that claims no change in behaviour also runs, on every kernel, the
+/// walks the seeds are about: backward and forward, random and strided,
+/// under each madvise that the patches treat differently.
+#[test]
+fn a_patch_that_changes_no_behaviour_changes_nothing_on_the_seed_walks() {
+    let walks = [
+        (Pattern::Rev, Madvise::Hugepage),
+        (Pattern::Rev, Madvise::Sequential),
+        (Pattern::Fwd, Madvise::Normal),
+        (
+            Pattern::Random {
+                milli_pct: 20_000,
+                seed: 1,
+            },
+            Madvise::Hugepage,
+        ),
+        (Pattern::Stride(7), Madvise::Normal),
+    ];
+    for patch in Patch::ALL.into_iter().filter(|p| !p.changes_behaviour()) {
+        for variant in folioscope_core::Variant::ALL {
+            for (pattern, madvise) in &walks {
+                let run = |on: bool| {
+                    let mut kernel = Kernel::from_variant(variant);
+                    kernel.patches = if on {
+                        kernel.patches.with(patch)
+                    } else {
+                        kernel.patches.without(patch)
+                    };
+                    let mut sim = Simulation::new(
+                        Config::new(Scenario {
+                            kernel,
+                            file_size: 64 << 20,
+                            madvise: *madvise,
+                            pattern: pattern.clone(),
+                            ..Scenario::default()
+                        })
+                        .unwrap(),
+                    );
+                    sim.run(&mut NoEvents);
+                    sim
+                };
+                let (a, b) = (run(true), run(false));
+                let what = format!(
+                    "{} on {} {pattern:?} {madvise:?}",
+                    patch.name(),
+                    variant.name()
+                );
+                assert!(a.machine().same_state(b.machine()), "{what}");
+                assert_eq!(Summary::of(a.machine()), Summary::of(b.machine()), "{what}");
+            }
+        }
     }
 }
 

@@ -30,8 +30,8 @@ fn the_early_exit_saves_one_xas_next_per_batch() {
     let base = Kernel::from_variant(Variant::V7_1Rc5);
     let (s0, x0) = run(base.clone());
     for (p, saves_advance) in [
-        (Patch::ReadBatchEarlyExit, true),
-        (Patch::ReadBatchWilly, false),
+        (Patch::ReadBatchExitBeforeAdvance, true),
+        (Patch::ReadBatchExitAfterAdvance, false),
     ] {
         let mut k = base.clone();
         k.patches = k.patches.with(p);

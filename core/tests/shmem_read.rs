@@ -201,7 +201,7 @@ fn the_series_batches_lookups_and_falls_back_on_holes() {
 fn patch_2_saves_the_xas_next_past_the_end_of_each_read() {
     let with = Kernel::from_variant(Variant::V7_1Rc5Fbatch);
     let mut without = with.clone();
-    without.patches = without.patches.without(Patch::ContigEarlyExit);
+    without.patches = without.patches.without(Patch::ContigExitBeforeAdvance);
     for huge in [false, true] {
         for file in [TmpfsFile::Written, TmpfsFile::Fallocated] {
             for bs in [1 << 20, 65536, 4096] {
@@ -222,7 +222,10 @@ fn patch_2_saves_the_xas_next_past_the_end_of_each_read() {
 #[test]
 fn patch_1_does_not_touch_the_tmpfs_read_path() {
     let base = Kernel::from_variant(Variant::V7_1Rc5);
-    for p in [Patch::ReadBatchEarlyExit, Patch::ReadBatchWilly] {
+    for p in [
+        Patch::ReadBatchExitBeforeAdvance,
+        Patch::ReadBatchExitAfterAdvance,
+    ] {
         let mut k = base.clone();
         k.patches = k.patches.with(p);
         for file in TmpfsFile::ALL {
@@ -247,7 +250,7 @@ fn batching_without_a_large_zero_copy_fails_on_large_fallocated_folios() {
 }
 
 #[test]
-fn willys_alternative_zeroes_through_iov_iter_zero() {
+fn holes_sent_to_iov_iter_zero_are_cleared_or_copied_from_the_zero_page() {
     let mut shmem_only = Kernel::from_variant(Variant::V7_1Rc5Fbatch);
     shmem_only.patches = shmem_only
         .patches

@@ -7,21 +7,20 @@
 //! virtio disk; the latency is fitted once, on the v7.4-rc2 MADV_SEQUENTIAL
 //! row, where the model makes one 4 KiB read per fault.
 //!
-//! Seed 003 publishes no disk figures, so its cost model says more plainly
-//! what it takes from the table: the cold phase is faults × F + bytes / B,
-//! with B = 13 GB/s (the rate at which the patched column moves 512 MB, the
-//! one figure taken from it) and F fitted on the baseline column; the random
-//! phase has no faults and no I/O in either kernel, and its time is iTLB
-//! reach, base + misses × W over a 2048-entry L2 TLB, fitted on both columns.
-//! The model's own findings there are the counts: faults, I/Os, translations.
+//! Seed 003's time model is in [`crate::exec_cost`]: one cost per count,
+//! fitted on the baseline column only. The thread publishes one baseline
+//! figure per phase, so a patched time is predicted only where every count
+//! changes in one ratio; elsewhere the table prints `-` and, under the row,
+//! the range of times every fit allows and why it is not narrower.
 //!
 //! Seed 004's cost model is in [`crate::shmem_cost`]: per-operation and
 //! per-page costs fitted on the v7.1-rc5 columns, applied to the model's
 //! counts for both kernels.
 
-use folioscope_core::{Machine, NoEvents, Pattern, Simulation, Summary};
+use folioscope_core::{Machine, NoEvents, Pattern, Simulation};
 use serde::Serialize;
 
+use crate::exec_cost::{self, Bounds, Phase, Prediction};
 use crate::report::ReadPathReport;
 use crate::seeds::{hole_trace, Column, Measure, Published, Row, Seed};
 use crate::shmem_cost::{FitRow, ShmemCost};
@@ -144,67 +143,6 @@ impl Device {
     }
 }
 
-/// Seed 003's cost model.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct ExecCost {
-    pub fault_us: f64,
-    pub bandwidth_gbs: f64,
-    pub random_base_ms: f64,
-    pub random_miss_ms: f64,
-    pub tlb_entries: u64,
-}
-
-impl ExecCost {
-    pub const BANDWIDTH_GBS: f64 = 13.0;
-    pub const TLB_ENTRIES: u64 = 2048;
-
-    fn miss_fraction(translations: u64) -> f64 {
-        if translations == 0 {
-            return 0.0;
-        }
-        (1.0 - Self::TLB_ENTRIES as f64 / translations as f64).max(0.0)
-    }
-
-    /// Fits F on the baseline cold row and the random phase on its two
-    /// published columns.
-    pub fn fit(
-        cold_base: &Figures,
-        cold_ms: f64,
-        rnd_base: &Figures,
-        rnd_ms: f64,
-        rnd_patched: &Figures,
-        rnd_patched_ms: f64,
-    ) -> ExecCost {
-        let transfer_ms = cold_base.bytes_read as f64 / (Self::BANDWIDTH_GBS * 1e9) * 1e3;
-        let faults = (cold_base.major_faults + cold_base.minor_faults).max(1) as f64;
-        let (m0, m1) = (
-            Self::miss_fraction(rnd_base.translations),
-            Self::miss_fraction(rnd_patched.translations),
-        );
-        let w = if (m0 - m1).abs() > 1e-9 {
-            (rnd_ms - rnd_patched_ms) / (m0 - m1)
-        } else {
-            0.0
-        };
-        ExecCost {
-            fault_us: (cold_ms - transfer_ms) / faults * 1e3,
-            bandwidth_gbs: Self::BANDWIDTH_GBS,
-            random_base_ms: rnd_ms - w * m0,
-            random_miss_ms: w,
-            tlb_entries: Self::TLB_ENTRIES,
-        }
-    }
-
-    pub fn cold_ms(&self, f: &Figures) -> f64 {
-        (f.major_faults + f.minor_faults) as f64 * self.fault_us / 1e3
-            + f.bytes_read as f64 / (self.bandwidth_gbs * 1e9) * 1e3
-    }
-
-    pub fn random_ms(&self, f: &Figures) -> f64 {
-        self.random_base_ms + self.random_miss_ms * Self::miss_fraction(f.translations)
-    }
-}
-
 /// One kernel's line in a compare table.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Line {
@@ -215,6 +153,8 @@ pub struct Line {
     pub published: String,
     pub published_value: Option<f64>,
     pub calibration: bool,
+    /// Where no time is predicted, the range of times the fit allows.
+    pub bounds: Option<Bounds>,
 }
 
 /// One row of a compare table.
@@ -223,6 +163,8 @@ pub struct RowResult {
     pub id: String,
     pub title: String,
     pub lines: Vec<Line>,
+    /// Why some of the row's lines have no estimate.
+    pub no_estimate: Option<String>,
 }
 
 /// The whole comparison for a seed.
@@ -231,8 +173,9 @@ pub struct Comparison {
     pub seed: String,
     pub title: String,
     pub notes: Vec<String>,
+    /// The unit of the estimates in the text table: "s" or "ms".
+    pub time_unit: String,
     pub device: Option<Device>,
-    pub exec_cost: Option<ExecCost>,
     pub shmem_cost: Option<ShmemCost>,
     pub rows: Vec<RowResult>,
 }
@@ -260,7 +203,6 @@ pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
         measured.push(v);
     }
     let mut device = None;
-    let mut exec_cost = None;
     let mut shmem_cost = None;
     let mut notes = Vec::new();
     match seed {
@@ -283,33 +225,7 @@ pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
             ));
             device = Some(d);
         }
-        Seed::S003 => {
-            let find = |id: &str| rows.iter().position(|r| r.id == id);
-            let (Some(c), Some(r)) = (find("seed003-cold"), find("seed003-random")) else {
-                return Err("seed 003 rows missing".into());
-            };
-            let ms = |ri: usize, ci: usize| match rows[ri].columns[ci].published {
-                Published::Ms(v) => v,
-                _ => 0.0,
-            };
-            let e = ExecCost::fit(
-                &measured[c][0],
-                ms(c, 0),
-                &measured[r][0],
-                ms(r, 0),
-                &measured[r][2],
-                ms(r, 2),
-            );
-            notes.push(format!(
-                "cold: {:.2} us per fault + bytes at {:.0} GB/s (F fitted on the baseline; B is the patched column's rate)",
-                e.fault_us, e.bandwidth_gbs
-            ));
-            notes.push(format!(
-                "random: {:.1} ms + {:.1} ms x iTLB miss share over {} entries (fitted on both columns)",
-                e.random_base_ms, e.random_miss_ms, e.tlb_entries
-            ));
-            exec_cost = Some(e);
-        }
+        Seed::S003 => notes.push(exec_cost::describe()),
         Seed::S004 => {
             let mut fit = Vec::new();
             for (r, figs) in rows.iter().zip(&measured) {
@@ -340,29 +256,60 @@ pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
     }
     let mut out = Vec::new();
     for (r, figs) in rows.iter().zip(&measured) {
+        // Seed 003 fits each row on its baseline column.
+        let baseline = match seed {
+            Seed::S003 => Some(baseline_ms(r, figs)?),
+            _ => None,
+        };
         let mut lines = Vec::new();
+        let mut reasons: Vec<(String, String)> = Vec::new();
         for (c, f) in r.columns.iter().zip(figs) {
             let (published, published_value) = published_text(&c.published);
-            let estimate = match (seed, r.id.as_str()) {
+            let mut bounds = None;
+            let mut reason = None;
+            let estimate = match (seed, baseline) {
                 (Seed::S000, _) => device.map(|d| d.seconds(f)),
-                (Seed::S003, "seed003-cold") => exec_cost.map(|e| e.cold_ms(f)),
-                (Seed::S003, _) => exec_cost.map(|e| e.random_ms(f)),
+                (Seed::S003, Some((ms, _))) if c.calibration => Some(ms),
+                (Seed::S003, Some((ms, base))) => {
+                    let phase = match r.measure {
+                        Measure::After(_) => Phase::Warm,
+                        Measure::Whole | Measure::Holes(_) => Phase::Cold,
+                    };
+                    match exec_cost::predict(ms, &exec_cost::terms(phase, base, f)) {
+                        Prediction::Exact(v) => Some(v),
+                        Prediction::Range(b, why) => {
+                            bounds = Some(b);
+                            reason = Some(why);
+                            None
+                        }
+                        Prediction::Unfounded(why) => {
+                            reason = Some(why);
+                            None
+                        }
+                    }
+                }
+                (Seed::S003, None) => None,
                 (Seed::S004, _) => match (shmem_cost, &f.read_path) {
                     (Some(c), Some(counts)) => Some(c.mib_s(counts, block_size(r))),
                     _ => None,
                 },
             };
-            let estimate = if matches!(
-                c.published,
+            let estimate = match c.published {
                 Published::Seconds(_)
-                    | Published::Ms(_)
-                    | Published::Same
-                    | Published::Bandwidth(_)
-            ) {
-                estimate
-            } else {
-                None
+                | Published::Ms(_)
+                | Published::Same
+                | Published::Bandwidth(_) => estimate,
+                Published::MbMajors(..) => {
+                    reason = Some(
+                        "the thread published MB read and major faults here, not a time".into(),
+                    );
+                    None
+                }
+                Published::Holes(..) => None,
             };
+            if let Some(why) = reason {
+                reasons.push((c.kernel.label(), why));
+            }
             lines.push(Line {
                 kernel: c.kernel.label(),
                 model: f.clone(),
@@ -370,23 +317,61 @@ pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
                 published,
                 published_value,
                 calibration: c.calibration,
+                bounds,
             });
         }
         out.push(RowResult {
             id: r.id.clone(),
             title: r.title.clone(),
             lines,
+            no_estimate: joined_reasons(&reasons),
         });
     }
     Ok(Comparison {
         seed: seed.name().into(),
         title: seed.title().into(),
         notes,
+        time_unit: match seed {
+            Seed::S003 => "ms",
+            Seed::S000 | Seed::S004 => "s",
+        }
+        .into(),
         device,
-        exec_cost,
         shmem_cost,
         rows: out,
     })
+}
+
+/// A row's baseline: the published time of its calibration column, in ms,
+/// and the model's figures for it.
+fn baseline_ms<'a>(r: &Row, figs: &'a [Figures]) -> Result<(f64, &'a Figures), String> {
+    let i = r
+        .columns
+        .iter()
+        .position(|c| c.calibration)
+        .ok_or_else(|| format!("{}: no baseline column to fit on", r.id))?;
+    match r.columns[i].published {
+        Published::Ms(ms) => Ok((ms, &figs[i])),
+        _ => Err(format!(
+            "{}: the baseline column publishes no time in ms",
+            r.id
+        )),
+    }
+}
+
+/// One reason when every line gives the same, else each with its kernel.
+fn joined_reasons(reasons: &[(String, String)]) -> Option<String> {
+    let first = &reasons.first()?.1;
+    if reasons.iter().all(|(_, why)| why == first) {
+        return Some(first.clone());
+    }
+    Some(
+        reasons
+            .iter()
+            .map(|(kernel, why)| format!("{kernel}: {why}"))
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
 }
 
 /// The `read()` size of a row's pattern.
@@ -408,11 +393,7 @@ impl Comparison {
             return self.to_text_bandwidth();
         }
         let mut s = self.header();
-        let time_unit = if self.exec_cost.is_some() {
-            "est ms"
-        } else {
-            "est s"
-        };
+        let time_unit = format!("est {}", self.time_unit);
         s.push_str(&format!(
             "  {:<26}{:>8}{:>9}{:>8}{:>8}  {}\n",
             "kernel", "majors", "MB read", "I/Os", time_unit, "published"
@@ -443,6 +424,12 @@ impl Comparison {
                     est,
                     published
                 ));
+            }
+            if let Some(why) = &r.no_estimate {
+                for line in wrap(&format!("  - {why}"), 78, "    ") {
+                    s.push_str(&line);
+                    s.push('\n');
+                }
             }
         }
         s
@@ -535,14 +522,4 @@ impl Comparison {
         s.push_str("  * fitted: the cost model's constants come from these columns\n");
         s
     }
-}
-
-/// The summary of a run, exposed for tests that pin figures.
-pub fn summary_of(row: &Row, column: &Column) -> Result<Summary, String> {
-    let mut scenario = row.scenario.clone();
-    scenario.kernel = column.kernel.clone();
-    let cfg = scenario.config().map_err(|e| e.to_string())?;
-    let mut sim = Simulation::new(cfg);
-    sim.run(&mut NoEvents);
-    Ok(Summary::of(sim.machine()))
 }

@@ -9,14 +9,18 @@
 //! - [`text`]: one line per model event, naming the kernel function;
 //!   [`tracepoint_text`]: the kernel's tracepoints as tracefs prints them,
 //!   and [`event_check`]: the model's against the kernel's, event by event;
+//!   [`describe`]: what patches, kernel variants and marks are, in words;
 //! - [`link`]: the whole view as a permalink, and back; [`export`]: the
 //!   view as plain text for a mailing list, and back;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
 //!   the model's figures for them next to the published ones, with seed
-//!   004's fitted [`shmem_cost`] model (and the [`nnls`] fit under it).
+//!   003's [`exec_cost`] model and seed 004's [`shmem_cost`] model (and
+//!   the [`nnls`] fit under it), each fitted on the baseline column only.
 
 pub mod compare;
+pub mod describe;
 pub mod event_check;
+pub mod exec_cost;
 pub mod export;
 pub mod link;
 pub mod nnls;

@@ -175,19 +175,18 @@ fn toggles(rest: &str, kernel: &mut Kernel) -> bool {
         _ => return false,
     };
     let after = &rest[1..];
-    let mut candidates: Vec<Patch> = Patch::ALL
-        .into_iter()
-        .filter(|p| after.starts_with(p.name()))
+    let mut candidates: Vec<(&str, Patch)> = crate::parse::patch_spellings()
+        .filter(|(name, _)| after.starts_with(name))
         .collect();
-    candidates.sort_by_key(|p| std::cmp::Reverse(p.name().len()));
-    for p in candidates {
+    candidates.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+    for (name, p) in candidates {
         let mut k = kernel.clone();
         k.patches = if on {
             k.patches.with(p)
         } else {
             k.patches.without(p)
         };
-        if toggles(&after[p.name().len()..], &mut k) {
+        if toggles(&after[name.len()..], &mut k) {
             *kernel = k;
             return true;
         }

@@ -260,11 +260,29 @@ pub fn parse_variant(text: &str) -> Result<Variant, String> {
     })
 }
 
-/// Parses a patch name.
-pub fn parse_patch(text: &str) -> Result<Patch, String> {
+/// Names that command lines and links of schema v1 gave patches before
+/// every patch was named for what it does. They still parse; nothing
+/// writes them.
+const FORMER_PATCH_NAMES: [(&str, Patch); 4] = [
+    ("fbatch-1-willy", Patch::ReadBatchExitAfterAdvance),
+    ("fbatch-2-willy", Patch::ContigExitAfterAdvance),
+    ("fbatch-3-willy-shmem", Patch::ShmemIovIterZero),
+    ("fbatch-3-willy-iov-iter", Patch::IovIterZeroPage),
+];
+
+/// Every name a patch parses from: its own, then its former ones.
+pub fn patch_spellings() -> impl Iterator<Item = (&'static str, Patch)> {
     Patch::ALL
         .into_iter()
-        .find(|p| p.name() == text.trim())
+        .map(|p| (p.name(), p))
+        .chain(FORMER_PATCH_NAMES)
+}
+
+/// Parses a patch name.
+pub fn parse_patch(text: &str) -> Result<Patch, String> {
+    patch_spellings()
+        .find(|(name, _)| *name == text.trim())
+        .map(|(_, p)| p)
         .ok_or_else(|| format!("'{text}' is not a known patch (see `folioscope kernels`)"))
 }
 
@@ -286,6 +304,23 @@ pub fn parse_kernel(variant: &str, toggles: &[String]) -> Result<Kernel, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn former_patch_names_parse_and_no_name_is_taken_twice() {
+        assert_eq!(
+            parse_patch("fbatch-1-willy"),
+            Ok(Patch::ReadBatchExitAfterAdvance)
+        );
+        assert_eq!(
+            parse_patch("fbatch-3-willy-iov-iter"),
+            Ok(Patch::IovIterZeroPage)
+        );
+        let mut names: Vec<&str> = patch_spellings().map(|(n, _)| n).collect();
+        let all = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all);
+    }
 
     #[test]
     fn sizes() {

@@ -310,11 +310,7 @@ pub fn rows() -> Vec<Row> {
                 ..col(Mm20260528, Ms(76.0))
             },
             col(Mm20260528ExecV6, Ms(58.3)),
-            // Its cost model is fitted on both ends; see `compare`.
-            Column {
-                calibration: true,
-                ..col(Mm20260528ExecV7, Ms(58.3))
-            },
+            col(Mm20260528ExecV7, Ms(58.3)),
         ],
     });
     rows.extend(seed004_rows());

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use folioscope_core::{Event, EventKind, EventSink, Kernel, Mark, Simulation, Timeline};
 use folioscope_scenario::link::{Ignored, Mode, Panels, View};
-use folioscope_scenario::Scenario;
+use folioscope_scenario::{describe, Scenario};
 use yew::Reducible;
 
 use crate::probe::ProbeOverlay;
@@ -680,7 +680,11 @@ impl Reducible for AppState {
                         let mut s = self.next();
                         s.banner = Some(BannerMsg {
                             field: "predict".into(),
-                            message: format!("no {} after step {}", mark.name(), self.step),
+                            message: format!(
+                                "no {} after step {}",
+                                describe::mark(mark),
+                                self.step
+                            ),
                             note: "the run ends first",
                         });
                         s

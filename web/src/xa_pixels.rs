@@ -138,4 +138,36 @@ mod tests {
         assert_eq!(slot_at(CELL_W as f64 * 2.5, CELL_H as f64 + 1.0), 34);
         assert_eq!(slot_at(1e9, 1e9), 63);
     }
+
+    /// The slots whose cells hold a mark-coloured pixel.
+    fn marked_slots(n: &NodeView) -> Vec<usize> {
+        let mut rgba = vec![0u8; WIDTH * HEIGHT * 4];
+        render(n, &mut rgba);
+        let mut slots: Vec<usize> = rgba
+            .chunks_exact(4)
+            .enumerate()
+            .filter(|(_, px)| px[..3] == MARK)
+            .map(|(i, _)| slot_at((i % WIDTH) as f64, (i / WIDTH) as f64))
+            .collect();
+        slots.dedup();
+        slots
+    }
+
+    #[test]
+    fn marks_are_drawn_only_where_the_node_has_them() {
+        let mut n = NodeView {
+            id: 0,
+            shift: 0,
+            offset: 0,
+            base: 0,
+            count: 0,
+            nr_values: 0,
+            depth: 1,
+            slots: vec![Entry::Empty; 64],
+            marks: [0; 3],
+        };
+        assert_eq!(marked_slots(&n), Vec::<usize>::new());
+        n.marks = [1 << 5, 0, 1 << 40];
+        assert_eq!(marked_slots(&n), vec![5, 40]);
+    }
 }

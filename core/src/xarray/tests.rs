@@ -1,5 +1,5 @@
-//! Ports of lib/test_xarray.c (Linux 6.12), written for this model, plus a
-//! property test against a `BTreeMap`.
+//! Ports of lib/test_xarray.c (read in the 6.12 source), written for this
+//! model, plus a property test against a `BTreeMap`.
 
 use super::*;
 #[cfg(target_arch = "wasm32")]

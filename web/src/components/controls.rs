@@ -3,6 +3,7 @@
 //! the events are dense (and, in compare mode, where the runs part).
 
 use folioscope_core::Mark;
+use folioscope_scenario::describe;
 use yew::prelude::*;
 
 use crate::app::AppContext;
@@ -42,7 +43,7 @@ pub fn Controls() -> Html {
             let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
             let m = Mark::ALL
                 .into_iter()
-                .find(|m| m.name() == s.value())
+                .find(|m| describe::mark(*m) == s.value())
                 .unwrap_or(Mark::MajorFault);
             d.dispatch(Action::SetMark(m));
         })
@@ -79,7 +80,7 @@ pub fn Controls() -> Html {
                 <span class="group">
                     <button data-testid="prev-mark" onclick={act(|| Action::JumpMark(false))} title="previous of this kind">{ "◀ prev" }</button>
                     <select data-testid="mark" onchange={onmark} aria-label="event kind to jump to">
-                        { for Mark::ALL.iter().map(|m| html! { <option value={m.name()} selected={*m == state.mark}>{ m.name() }</option> }) }
+                        { for Mark::ALL.iter().map(|m| html! { <option value={describe::mark(*m)} selected={*m == state.mark}>{ describe::mark(*m) }</option> }) }
                     </select>
                     <button data-testid="next-mark" onclick={act(|| Action::JumpMark(true))} title="next of this kind">{ "next ▶" }</button>
                 </span>

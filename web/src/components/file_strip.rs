@@ -121,7 +121,6 @@ pub fn FileStrip(props: &StripProps) -> Html {
             move || drop(listener)
         });
     }
-    let _ = &view_of;
     let onmousedown = {
         let drag = drag.clone();
         Callback::from(move |e: MouseEvent| {

@@ -2,6 +2,7 @@
 //! app steps to the event and shows how close they were.
 
 use folioscope_core::Mark;
+use folioscope_scenario::describe;
 use yew::prelude::*;
 
 use crate::app::AppContext;
@@ -15,7 +16,9 @@ pub fn PredictControls() -> Html {
         let d = state.dispatcher();
         Callback::from(move |e: Event| {
             let sel: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            let m = Mark::ALL.into_iter().find(|m| m.name() == sel.value());
+            let m = Mark::ALL
+                .into_iter()
+                .find(|m| describe::mark(*m) == sel.value());
             d.dispatch(Action::SetPredict(m));
         })
     };
@@ -23,13 +26,13 @@ pub fn PredictControls() -> Html {
         let d = state.dispatcher();
         Callback::from(move |_| d.dispatch(Action::Ask))
     };
-    let current = state.predict.map(|m| m.name()).unwrap_or("");
+    let current = state.predict.map(describe::mark).unwrap_or("");
     html! {
         <label class="predict">{ "predict " }
             <select {onchange} data-testid="predict">
                 <option value="" selected={current.is_empty()}>{ "off" }</option>
                 { for Mark::ALL.iter().map(|m| html! {
-                    <option value={m.name()} selected={current == m.name()}>{ format!("next {}", m.name()) }</option>
+                    <option value={describe::mark(*m)} selected={current == describe::mark(*m)}>{ format!("next {}", describe::mark(*m)) }</option>
                 }) }
             </select>
             if state.predict.is_some() {
@@ -69,7 +72,7 @@ pub fn QuestionOverlay() -> Html {
     };
     html! {
         <div class="question" role="dialog" data-testid="question">
-            <h2>{ format!("Predict: next {}", q.mark.name()) }</h2>
+            <h2>{ format!("Predict: next {}", describe::mark(q.mark)) }</h2>
             <p data-testid="question-prompt">{ q.prompt.clone() }</p>
             { match q.given {
                 None => html! {

@@ -2,7 +2,7 @@
 //! value shows a banner naming the field and keeps the last good state.
 
 use folioscope_core::{Backing, Pattern, TmpfsFile};
-use folioscope_scenario::{parse, Scenario};
+use folioscope_scenario::{describe, parse, Scenario};
 use yew::prelude::*;
 
 use crate::app::AppContext;
@@ -191,7 +191,7 @@ pub fn ScenarioPanel() -> Html {
             state.dispatch(Action::Apply(next));
         });
         html! {
-            <label class="patch" title={format!("{} ({})", p.summary(), p.source())}>
+            <label class="patch" title={format!("{} ({})", describe::patch(p), describe::patch_source(p))}>
                 <input type="checkbox" checked={on} {onchange} data-testid={format!("patch-{}", p.name())} />{ p.name() }
             </label>
         }

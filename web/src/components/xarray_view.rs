@@ -1,10 +1,13 @@
 //! The xarray of the zoomed range, level by level: each node with its
 //! shift, offset and 64 slots. Pointer entries take their folio's colour,
 //! sibling slots a paler hatched one, shadows a dashed outline, child
-//! nodes grey; marks show as dots. Hovering a slot names its folio.
+//! nodes grey; a mark the model set shows as a square in the slot's
+//! corner. The page cache's marks (PAGECACHE_TAG_DIRTY, _WRITEBACK,
+//! _TOWRITE) come from writes and writeback, so a read-only workload sets
+//! none, and the legend says so. Hovering a slot names its folio.
 
 use folioscope_core::folio::Folio;
-use folioscope_core::xarray::{Entry, NodeView};
+use folioscope_core::xarray::{Entry, NodeView, XaMark};
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
@@ -161,6 +164,7 @@ pub fn XarrayView() -> Html {
     let nodes = xa.nodes_in_range(first, end.saturating_sub(1), MAX_NODES + 1);
     let more = nodes.len() > MAX_NODES;
     let height = xa.height();
+    let any_mark = XaMark::ALL.into_iter().any(|m| xa.marked(m));
     let hovered = use_state(|| None::<(usize, usize)>);
     let onhover = {
         let hovered = hovered.clone();
@@ -218,6 +222,13 @@ pub fn XarrayView() -> Html {
                 <span class="swatch"><i class="slot shadow"></i>{ "shadow (value entry)" }</span>
                 <span class="swatch"><i class="slot node"></i>{ "child node" }</span>
                 <span class="swatch"><i class="slot empty"></i>{ "empty" }</span>
+                <span class="swatch" data-testid="xa-legend-mark"><i class="slot empty mark"></i>{
+                    if any_mark {
+                        "mark (dirty, writeback, towrite)"
+                    } else {
+                        "mark: none set; only writes and writeback set them, and this workload only reads"
+                    }
+                }</span>
             </div>
         </section>
     }
