@@ -83,6 +83,9 @@ pub struct Mapping {
     pmd_shift: u32,
     /// The PMD index of `vm_start`, which `pmd[0]` stands for.
     pmd_base: u64,
+    /// `vm_start - vm_pgoff`, wrapping: a file page plus this is its
+    /// virtual page.
+    vpn_delta: u64,
     /// One bit per page of the VMA; written chunks (512 words, 32768
     /// pages) are tracked for checkpoints, as the xarray's nodes are.
     pte: TrackedVec<u64, PTE_CHUNK>,
@@ -126,6 +129,7 @@ impl Mapping {
             ptrs_per_pte,
             pmd_shift,
             pmd_base,
+            vpn_delta: vm_start.wrapping_sub(vm_pgoff),
             pte: TrackedVec::filled(0, vm_pages.div_ceil(64) as usize),
             pmd: vec![Pmd::None; (pmd_last - pmd_base + 1) as usize],
             pte_mapped: 0,
@@ -148,7 +152,7 @@ impl Mapping {
     /// The virtual page at which file page `page` is mapped.
     #[inline]
     pub fn vpn_of(&self, page: u64) -> u64 {
-        self.vm_start + page - self.vm_pgoff
+        page.wrapping_add(self.vpn_delta)
     }
 
     /// Whether file page `page` lies inside the VMA.
