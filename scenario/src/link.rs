@@ -23,6 +23,7 @@
 //! that the app can name it in a banner.
 
 use folioscope_core::{Backing, Kernel, Mark, Patch, TmpfsFile, Variant};
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use crate::parse::{
     format_pattern, format_size, fs_name, parse_fs, parse_madvise, parse_on_off, parse_pattern,
@@ -215,38 +216,30 @@ fn base_of(preset: Option<&str>) -> View {
     v
 }
 
-/// Percent-decodes `%XX`; anything else stays as it is.
+/// The characters a link writes as they are: besides letters and digits,
+/// those that kernel labels, sizes and patterns are made of, so that a
+/// link stays readable in a mail.
+const LINK_SAFE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b':')
+    .remove(b',')
+    .remove(b'+');
+
+/// Percent-decodes a key or value. A `%` not followed by two hex digits
+/// stays as it is, as browsers read it; the bytes must be UTF-8.
 fn decode(text: &str) -> Result<String, String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| "a bad %-escape".to_string())?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| "not UTF-8".to_string())
+    percent_decode_str(text)
+        .decode_utf8()
+        .map(|s| s.into_owned())
+        .map_err(|_| "not UTF-8 once %-escapes are decoded".to_string())
 }
 
 /// Percent-encodes all but the characters links are readable with.
 fn encode(text: &str) -> String {
-    let mut out = String::new();
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~:,+".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, LINK_SAFE).to_string()
 }
 
 /// The query part of a link, or of a URL that holds one.
@@ -812,6 +805,16 @@ mod tests {
         let p = parse_link("?v=1&fs=tmpfs&pattern=read:1M&tmpfs_file=sparse");
         assert_eq!(p.ignored, vec![]);
         assert!(p.view.scenario.backing.is_tmpfs());
+    }
+
+    #[test]
+    fn values_are_percent_encoded_but_labels_stay_readable() {
+        assert_eq!(encode("v7.4-rc2+desc-ra,v6.18"), "v7.4-rc2+desc-ra,v6.18");
+        assert_eq!(encode("a b&c=d%é"), "a%20b%26c%3Dd%25%C3%A9");
+        assert_eq!(decode("a%20b%26c%3Dd%25%C3%A9").as_deref(), Ok("a b&c=d%é"));
+        // A stray '%' stays, as browsers read it; broken UTF-8 is named.
+        assert_eq!(decode("50%").as_deref(), Ok("50%"));
+        assert!(decode("%C3").is_err());
     }
 
     #[test]
