@@ -56,7 +56,7 @@ pub struct ScenarioArgs {
 
     /// File system: disk (ext4 on the virtio disk) or tmpfs.
     #[arg(long, default_value = "disk", value_parser = parse::parse_fs, action = clap::ArgAction::Set, value_name = "disk|tmpfs")]
-    pub fs: bool,
+    pub fs: parse::FileSystem,
 
     /// tmpfs huge= mount option: on (always) or off (never). Default off.
     #[arg(long, value_parser = parse::parse_on_off, value_name = "on|off")]
@@ -101,19 +101,15 @@ impl ScenarioArgs {
     pub fn scenario(&self) -> Result<Scenario, String> {
         let mut kernel = folioscope_scenario::link::parse_kernel_label(&self.kernel)
             .map_err(|e| format!("--kernel: {e}"))?;
-        let toggled = parse::parse_kernel(kernel.variant.name(), &self.patches)
+        // Toggles given with --patch act on top of the label's.
+        let toggles = self
+            .patches
+            .iter()
+            .map(|t| parse::parse_toggle(t))
+            .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("--patch: {e}"))?;
-        for p in folioscope_core::Patch::ALL {
-            // Toggles given with --patch act on top of the label's.
-            if toggled.has(p) != kernel.variant.patches().contains(p) {
-                kernel.patches = if toggled.has(p) {
-                    kernel.patches.with(p)
-                } else {
-                    kernel.patches.without(p)
-                };
-            }
-        }
-        let backing = if self.fs {
+        kernel = parse::with_toggles(&kernel, &toggles);
+        let backing = if self.fs == parse::FileSystem::Tmpfs {
             Backing::Tmpfs {
                 huge: self.tmpfs_huge.unwrap_or(false),
                 file: self.tmpfs_file.unwrap_or(TmpfsFile::Written),

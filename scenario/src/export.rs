@@ -10,7 +10,7 @@
 use folioscope_core::{Event, EventSink, NoEvents, Simulation, Summary};
 
 use crate::link::{parse_link, to_link, Parsed, View};
-use crate::parse::{format_pattern, format_size};
+use crate::params::PARAMS;
 use crate::report::ReadPathReport;
 use crate::text::{event_line, wrap};
 use folioscope_core::Scenario;
@@ -74,35 +74,16 @@ fn run_side(scenario: &Scenario, step: u64, around: u64) -> Result<Side, String>
     })
 }
 
-/// The scenario in one line, as the options that make it.
+/// The scenario in one line (wrapped like any text): every parameter
+/// that applies to it besides the kernel, by its link key, so that a
+/// reader can find each in the link and change it there.
 pub fn describe(s: &Scenario) -> String {
-    let mut t = format!(
-        "{} {} file, {} pages, madvise {}, THP {}, ra_kb {}, fa {}",
-        format_pattern(&s.pattern),
-        format_size(s.file_size),
-        format_size(s.page_size),
-        s.madvise.name(),
-        if s.thp { "on" } else { "off" },
-        s.read_ahead_kb,
-        format_size(s.fault_around_bytes)
-    );
-    if let Some(l) = s.memory_limit {
-        t.push_str(&format!(", memcg {}", format_size(l)));
-    }
-    if s.exec {
-        t.push_str(", VM_EXEC");
-    }
-    if let folioscope_core::Backing::Tmpfs { huge, file } = s.backing {
-        t.push_str(&format!(
-            ", tmpfs huge={} {}",
-            if huge { "always" } else { "never" },
-            file.name()
-        ));
-    }
-    if let Some(p) = s.hwpoison {
-        t.push_str(&format!(", hwpoison {p}"));
-    }
-    t
+    PARAMS
+        .iter()
+        .filter(|p| !p.is_kernel() && p.applies_to(s))
+        .map(|p| format!("{} {}", p.key, (p.format)(s)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The link as lines: as it is when it fits, else wrapped in `<...>`.
@@ -295,7 +276,7 @@ mod tests {
         )
         .view;
         view.compare = Some(
-            crate::link::parse_kernel_label(
+            crate::parse::parse_kernel_label(
                 "v7.4-rc2-before-0b9c0aeba938+desc-ra-2-hugepage+desc-ra-3-seq-read",
             )
             .unwrap(),
@@ -308,6 +289,18 @@ mod tests {
         assert!(lines.iter().all(|l| l.len() <= WIDTH));
         let text = format!("Look at this:\n{}\nThanks.\n", lines.join("\n"));
         assert_eq!(parse_text(&text).unwrap().view, view);
+    }
+
+    #[test]
+    fn the_scenario_line_names_every_parameter_that_applies() {
+        let view = parse_link("?v=1&preset=seed004-thpon-64k-falloc").view;
+        assert_eq!(
+            describe(&view.scenario),
+            "size 1G, page 4k, ra_kb 8192, fa 64k, madvise normal, thp on, memcg none, \
+             exec off, pattern read:65536, fs tmpfs, tmpfs_huge always, \
+             tmpfs_file fallocated, hwpoison none"
+        );
+        assert!(!describe(&Scenario::default()).contains("tmpfs_"));
     }
 
     #[test]

@@ -22,13 +22,11 @@
 //! range is left at its default and reported in [`Parsed::ignored`], so
 //! that the app can name it in a banner.
 
-use folioscope_core::{Backing, Kernel, Mark, Patch, TmpfsFile, Variant};
+use folioscope_core::{Kernel, Mark};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
-use crate::parse::{
-    format_pattern, format_size, fs_name, parse_fs, parse_madvise, parse_on_off, parse_pattern,
-    parse_size, parse_tmpfs_file,
-};
+use crate::params::{by_field, by_key, Param, PARAMS};
+pub use crate::parse::parse_kernel_label;
 use crate::seeds::rows;
 use folioscope_core::Scenario;
 
@@ -137,65 +135,6 @@ fn parse_mark(text: &str) -> Result<Mark, String> {
         .ok_or_else(|| format!("'{text}' is not one of major, readahead, lotsamiss"))
 }
 
-/// Parses a kernel as [`Kernel::label`] writes it: a variant name, then
-/// `+patch` or `-patch` for each difference from it. Variant and patch
-/// names hold `+` and `-` themselves (`v7.1-rc5+fbatch`,
-/// `fbatch-5-folio-batch`), so every way of reading the label is tried,
-/// longest names first.
-pub fn parse_kernel_label(label: &str) -> Result<Kernel, String> {
-    // Form encoding turns '+' into a space; labels never hold spaces.
-    let label = label.trim().replace(' ', "+");
-    let mut variants: Vec<Variant> = Variant::ALL
-        .into_iter()
-        .filter(|v| label.starts_with(v.name()))
-        .collect();
-    variants.sort_by_key(|v| std::cmp::Reverse(v.name().len()));
-    if variants.is_empty() {
-        return Err(format!("'{label}' does not start with a known kernel"));
-    }
-    for v in variants {
-        let mut kernel = Kernel::from_variant(v);
-        if toggles(&label[v.name().len()..], &mut kernel) {
-            return Ok(kernel);
-        }
-    }
-    Err(format!(
-        "'{label}' is a kernel followed by something other than +patch or -patch"
-    ))
-}
-
-/// Reads `+name` / `-name` toggles into `kernel`; false if `rest` is not
-/// a sequence of them.
-fn toggles(rest: &str, kernel: &mut Kernel) -> bool {
-    if rest.is_empty() {
-        return true;
-    }
-    let on = match rest.as_bytes()[0] {
-        b'+' => true,
-        b'-' => false,
-        _ => return false,
-    };
-    let after = &rest[1..];
-    let mut candidates: Vec<Patch> = Patch::ALL
-        .into_iter()
-        .filter(|p| after.starts_with(p.name()))
-        .collect();
-    candidates.sort_by_key(|p| std::cmp::Reverse(p.name().len()));
-    for p in candidates {
-        let mut k = kernel.clone();
-        k.patches = if on {
-            k.patches.with(p)
-        } else {
-            k.patches.without(p)
-        };
-        if toggles(&after[p.name().len()..], &mut k) {
-            *kernel = k;
-            return true;
-        }
-    }
-    false
-}
-
 /// The scenario and compare kernel a preset starts from.
 fn preset_base(id: &str) -> Option<(Scenario, Option<Kernel>)> {
     static ROWS: std::sync::OnceLock<Vec<crate::seeds::Row>> = std::sync::OnceLock::new();
@@ -257,140 +196,18 @@ const VIEW_PARAMS: [&str; 11] = [
     "v", "preset", "kernel", "step", "ev", "zoom", "hide", "mark", "embed", "present", "predict",
 ];
 
-/// The scenario parameters, in the order they are written and applied.
-const SCENARIO_PARAMS: [&str; 13] = [
-    "size",
-    "page",
-    "ra_kb",
-    "fa",
-    "madvise",
-    "thp",
-    "memcg",
-    "exec",
-    "pattern",
-    "fs",
-    "tmpfs_huge",
-    "tmpfs_file",
-    "hwpoison",
-];
-
-/// The link parameter that sets a scenario's field, for errors that name
-/// a field rather than a parameter.
-fn param_of_field(field: &str) -> &'static str {
-    match field {
-        "file_size" => "size",
-        "page_size" => "page",
-        "read_ahead_kb" => "ra_kb",
-        "fault_around_bytes" => "fa",
-        "madvise" => "madvise",
-        "thp" => "thp",
-        "memory_limit" => "memcg",
-        "exec" => "exec",
-        "pattern" => "pattern",
-        "tmpfs_huge" => "tmpfs_huge",
-        "hwpoison" => "hwpoison",
-        "kernel" => "kernel",
-        _ => "pattern",
-    }
+/// The scenario parameters links carry besides the kernels, in the
+/// order they are written and applied.
+fn scenario_params() -> impl Iterator<Item = &'static Param> {
+    PARAMS.iter().filter(|p| !p.is_kernel())
 }
 
-/// Sets one scenario parameter.
-fn apply_param(s: &mut Scenario, key: &str, value: &str) -> Result<(), String> {
-    match key {
-        "size" => s.file_size = parse_size(value)?,
-        "page" => s.page_size = parse_size(value)?,
-        "ra_kb" => {
-            s.read_ahead_kb = value
-                .parse()
-                .map_err(|_| format!("'{value}' is not a whole number"))?
-        }
-        "fa" => s.fault_around_bytes = parse_size(value)?,
-        "madvise" => s.madvise = parse_madvise(value)?,
-        "thp" => s.thp = parse_on_off(value)?,
-        "memcg" => {
-            s.memory_limit = match value {
-                "none" => None,
-                v => Some(parse_size(v)?),
-            }
-        }
-        "exec" => s.exec = parse_on_off(value)?,
-        "pattern" => {
-            if value.starts_with("trace") {
-                return Err("a trace cannot travel in a link; use a preset".into());
-            }
-            s.pattern = parse_pattern(value, None)?
-        }
-        "fs" => {
-            s.backing = if parse_fs(value)? {
-                match s.backing {
-                    b @ Backing::Tmpfs { .. } => b,
-                    Backing::Disk => Backing::Tmpfs {
-                        huge: false,
-                        file: TmpfsFile::Written,
-                    },
-                }
-            } else {
-                Backing::Disk
-            }
-        }
-        "tmpfs_huge" | "tmpfs_file" => match &mut s.backing {
-            Backing::Tmpfs { huge, file } => {
-                if key == "tmpfs_huge" {
-                    *huge = match value {
-                        "always" => true,
-                        "never" => false,
-                        _ => return Err(format!("'{value}' is not always or never")),
-                    }
-                } else {
-                    *file = parse_tmpfs_file(value)?
-                }
-            }
-            Backing::Disk => return Err("only for fs=tmpfs".into()),
-        },
-        "hwpoison" => {
-            s.hwpoison = match value {
-                "none" => None,
-                v => Some(
-                    v.parse()
-                        .map_err(|_| format!("'{v}' is not a page number"))?,
-                ),
-            }
-        }
-        _ => unreachable!("only scenario parameters come here"),
+/// Sets one scenario parameter from a link.
+fn apply_param(s: &mut Scenario, p: &Param, value: &str) -> Result<(), String> {
+    if p.key == "pattern" && value.trim().starts_with("trace") {
+        return Err("a trace cannot travel in a link; use a preset".into());
     }
-    Ok(())
-}
-
-/// The value of one scenario parameter, as a link writes it.
-fn param_value(s: &Scenario, key: &str) -> String {
-    match key {
-        "size" => format_size(s.file_size),
-        "page" => format_size(s.page_size),
-        "ra_kb" => s.read_ahead_kb.to_string(),
-        "fa" => format_size(s.fault_around_bytes),
-        "madvise" => s.madvise.name().into(),
-        "thp" => if s.thp { "on" } else { "off" }.into(),
-        "memcg" => s
-            .memory_limit
-            .map(format_size)
-            .unwrap_or_else(|| "none".into()),
-        "exec" => if s.exec { "on" } else { "off" }.into(),
-        "pattern" => format_pattern(&s.pattern),
-        "fs" => fs_name(s.backing).into(),
-        "tmpfs_huge" => match s.backing {
-            Backing::Tmpfs { huge: true, .. } => "always".into(),
-            _ => "never".into(),
-        },
-        "tmpfs_file" => match s.backing {
-            Backing::Tmpfs { file, .. } => file.name().into(),
-            Backing::Disk => TmpfsFile::Written.name().into(),
-        },
-        "hwpoison" => s
-            .hwpoison
-            .map(|p| p.to_string())
-            .unwrap_or_else(|| "none".into()),
-        _ => String::new(),
-    }
+    (p.parse)(s, value)
 }
 
 /// The number of accesses in a scenario, if it is valid.
@@ -428,7 +245,7 @@ pub fn parse_link(text: &str) -> Parsed {
         };
         if key.is_empty() {
             ignore("(no name)", format!("'{part}' has no parameter name"));
-        } else if !VIEW_PARAMS.contains(&key.as_str()) && !SCENARIO_PARAMS.contains(&key.as_str()) {
+        } else if !VIEW_PARAMS.contains(&key.as_str()) && by_key(&key).is_none() {
             ignore(&key, "not a folioscope link parameter".into());
         } else if pairs.iter().any(|(k, _)| *k == key) {
             ignore(&key, "given twice; the first one counts".into());
@@ -463,17 +280,17 @@ pub fn parse_link(text: &str) -> Parsed {
 
     // The scenario: each parameter on its own, then the whole, dropping
     // whichever parameter the model's validation names.
-    let mut applied: Vec<&str> = Vec::new();
+    let mut applied: Vec<&'static Param> = Vec::new();
     let mut scenario = view.scenario.clone();
-    for key in SCENARIO_PARAMS {
-        if let Some(value) = get(key) {
+    for p in scenario_params() {
+        if let Some(value) = get(p.key) {
             let mut next = scenario.clone();
-            match apply_param(&mut next, key, value) {
+            match apply_param(&mut next, p, value) {
                 Ok(()) => {
                     scenario = next;
-                    applied.push(key);
+                    applied.push(p);
                 }
-                Err(e) => ignore(key, e),
+                Err(e) => ignore(p.key, e),
             }
         }
     }
@@ -496,45 +313,49 @@ pub fn parse_link(text: &str) -> Parsed {
         }
     }
     // Validate the whole; revert the parameter the model names, or if
-    // that was not given, the one applied last, until the scenario holds.
+    // that was not given (or the model names a field no parameter sets),
+    // the one applied last, until the scenario holds.
     let kernel_given = get("kernel").is_some();
+    let same = |a: &Param, b: &Param| a.key == b.key;
     let mut rounds = 0;
     while let Err(e) = scenario.config() {
         rounds += 1;
-        if rounds > SCENARIO_PARAMS.len() + 2 {
+        if rounds > PARAMS.len() + 2 {
             scenario = view.scenario.clone();
             break;
         }
-        let named = param_of_field(e.field);
-        let culprit = if named == "kernel" && kernel_given {
-            "kernel"
-        } else if applied.contains(&named) {
-            named
-        } else if let Some(last) = applied.last() {
-            last
-        } else {
-            scenario = view.scenario.clone();
-            ignore(named, e.message.clone());
-            break;
+        let named = by_field(e.field);
+        let named_key = named.map_or(e.field, |p| p.key);
+        let culprit = match named {
+            Some(p) if p.is_kernel() && kernel_given => p,
+            Some(p) if applied.iter().any(|q| same(p, q)) => p,
+            _ => match applied.last() {
+                Some(last) => *last,
+                None => {
+                    scenario = view.scenario.clone();
+                    ignore(named_key, e.message.clone());
+                    break;
+                }
+            },
         };
-        if culprit == "kernel" {
+        if culprit.is_kernel() {
             scenario.kernel = view.scenario.kernel.clone();
             view.compare = base_of(preset).compare;
         } else {
-            let base = param_value(&view.scenario, culprit);
+            let base = (culprit.format)(&view.scenario);
             if apply_param(&mut scenario, culprit, &base).is_err() {
                 scenario = view.scenario.clone();
                 applied.clear();
             }
-            applied.retain(|p| *p != culprit);
+            applied.retain(|q| !same(q, culprit));
         }
-        let why = if culprit == named {
+        let why = if named.is_some_and(|p| same(p, culprit)) {
             e.message.clone()
         } else {
-            format!("does not fit the rest ({named}: {})", e.message)
+            format!("does not fit the rest ({named_key}: {})", e.message)
         };
-        ignore(culprit, why);
-        if culprit == "kernel" && applied.is_empty() && scenario.config().is_err() {
+        ignore(culprit.key, why);
+        if culprit.is_kernel() && applied.is_empty() && scenario.config().is_err() {
             scenario = view.scenario.clone();
             break;
         }
@@ -646,8 +467,8 @@ impl View {
                     .unwrap_or("-".into())
             ),
         ];
-        for key in SCENARIO_PARAMS {
-            parts.push(format!("{key}={}", param_value(&self.scenario, key)));
+        for p in scenario_params() {
+            parts.push(format!("{}={}", p.key, (p.format)(&self.scenario)));
         }
         parts.push(format!(
             "step={}",
@@ -696,14 +517,10 @@ pub fn to_link(view: &View, base: &str) -> String {
         }
         q.push(("kernel", k));
     }
-    for key in SCENARIO_PARAMS {
-        let (mine, theirs) = (
-            param_value(&view.scenario, key),
-            param_value(&defaults.scenario, key),
-        );
-        let tmpfs_only = matches!(key, "tmpfs_huge" | "tmpfs_file");
-        if mine != theirs && (!tmpfs_only || view.scenario.backing.is_tmpfs()) {
-            q.push((key, mine));
+    for p in scenario_params() {
+        let mine = (p.format)(&view.scenario);
+        if p.applies_to(&view.scenario) && mine != (p.format)(&defaults.scenario) {
+            q.push((p.key, mine));
         }
     }
     if let Some(s) = view.step {
@@ -768,20 +585,6 @@ mod tests {
             "https://x.example/f/?v=1&preset=seed000-rev-huge&step=7"
         );
         assert_eq!(to_link(&View::default(), ""), "?v=1");
-    }
-
-    #[test]
-    fn labels_with_toggles_parse_back() {
-        let mut k = Kernel::from_variant(Variant::V7_4Rc2DescRa);
-        k.patches = k
-            .patches
-            .without(Patch::MmapHitFaultAddress)
-            .with(Patch::ShmemFolioBatch);
-        assert_eq!(parse_kernel_label(&k.label()), Ok(k.clone()));
-        // A space is what '+' becomes in form encoding.
-        assert_eq!(parse_kernel_label(&k.label().replace('+', " ")), Ok(k));
-        assert!(parse_kernel_label("v9").is_err());
-        assert!(parse_kernel_label("v6.18+nonsense").is_err());
     }
 
     #[test]

@@ -69,9 +69,9 @@ fn edit(s: &Scenario, field: Field, text: &str) -> Result<Scenario, String> {
                 Some(parse::parse_size(text)?)
             }
         }
-        Field::Kernel => s.kernel = parse::parse_kernel(text, &[])?,
+        Field::Kernel => s.kernel = parse::parse_kernel_label(text)?,
         Field::Fs => {
-            s.backing = if parse::parse_fs(text)? {
+            s.backing = if parse::parse_fs(text)? == parse::FileSystem::Tmpfs {
                 // A tmpfs file is read with read(): keep a read pattern,
                 // or start with the seed's 1M reads.
                 if !s.pattern.uses_read() {
@@ -177,7 +177,7 @@ pub fn ScenarioPanel() -> Html {
         let d = state.dispatcher();
         Callback::from(move |e: Event| {
             let sel: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            let k = parse::parse_kernel(&sel.value(), &[]).ok();
+            let k = parse::parse_kernel_label(&sel.value()).ok();
             d.dispatch(Action::CompareWith(k));
         })
     };
@@ -217,7 +217,7 @@ pub fn ScenarioPanel() -> Html {
             { text_input(Field::FaultAround, "p-fault-around", parse::format_size(s.fault_around_bytes)) }
             { select(Field::Thp, "p-thp", if s.thp { "on".into() } else { "off".into() }, vec![("on".into(), "on".into()), ("off".into(), "off".into())]) }
             { text_input(Field::MemoryLimit, "p-memory-limit", s.memory_limit.map(parse::format_size).unwrap_or_else(|| "none".into())) }
-            { select(Field::Fs, "p-fs", parse::fs_name(s.backing).into(), vec![("disk".into(), "disk (ext4)".into()), ("tmpfs".into(), "tmpfs".into())]) }
+            { select(Field::Fs, "p-fs", parse::FileSystem::of(s.backing).name().into(), vec![("disk".into(), "disk (ext4)".into()), ("tmpfs".into(), "tmpfs".into())]) }
             if let Backing::Tmpfs { huge, file } = s.backing {
                 { select(Field::TmpfsHuge, "p-tmpfs-huge", if huge { "always".into() } else { "never".into() }, vec![("never".into(), "never".into()), ("always".into(), "always".into())]) }
                 { select(Field::TmpfsFile, "p-tmpfs-file", file.name().into(), TmpfsFile::ALL.iter().map(|f| (f.name().to_string(), f.name().to_string())).collect()) }
