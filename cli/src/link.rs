@@ -4,14 +4,14 @@
 
 use std::process::ExitCode;
 
-use clap::parser::ValueSource;
-use clap::{ArgMatches, Args};
+use clap::Args;
 use folioscope_scenario::export::export;
 use folioscope_scenario::link::{parse_kernel_label, parse_link, to_link, View};
 use folioscope_scenario::seeds;
 
-use crate::args::{flag_of, ScenarioArgs};
+use crate::args::ScenarioArgs;
 use crate::CliError;
+use folioscope_scenario::params::option_of;
 
 /// Where `cargo xtask serve` serves the app.
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/";
@@ -49,30 +49,9 @@ pub struct ExportArgs {
     pub events: u64,
 }
 
-/// The scenario options that set a field, by clap's id.
-const SCENARIO_IDS: [&str; 15] = [
-    "kernel",
-    "patches",
-    "file_size",
-    "page_size",
-    "read_ahead_kb",
-    "fault_around_bytes",
-    "madvise",
-    "pattern",
-    "thp",
-    "memory_limit",
-    "exec",
-    "fs",
-    "tmpfs_huge",
-    "tmpfs_file",
-    "hwpoison",
-];
-
 /// The view the options describe. With a preset, only the scenario
 /// options given on the command line change it.
-fn view_of(args: &LinkArgs, matches: &ArgMatches) -> Result<View, CliError> {
-    let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
-    let from_args = args.scenario.scenario().map_err(CliError::Usage)?;
+fn view_of(args: &LinkArgs) -> Result<View, CliError> {
     let mut view = match &args.preset {
         Some(id) => {
             if seeds::row(id).is_none() {
@@ -80,31 +59,13 @@ fn view_of(args: &LinkArgs, matches: &ArgMatches) -> Result<View, CliError> {
                     "--preset: '{id}' is not a seed row (see `folioscope compare`)"
                 )));
             }
-            let mut v = parse_link(&format!("?v=1&preset={id}")).view;
-            let s = &mut v.scenario;
-            for id in SCENARIO_IDS.into_iter().filter(|id| given(id)) {
-                match id {
-                    "kernel" | "patches" => s.kernel = from_args.kernel.clone(),
-                    "file_size" => s.file_size = from_args.file_size,
-                    "page_size" => s.page_size = from_args.page_size,
-                    "read_ahead_kb" => s.read_ahead_kb = from_args.read_ahead_kb,
-                    "fault_around_bytes" => s.fault_around_bytes = from_args.fault_around_bytes,
-                    "madvise" => s.madvise = from_args.madvise,
-                    "pattern" => s.pattern = from_args.pattern.clone(),
-                    "thp" => s.thp = from_args.thp,
-                    "memory_limit" => s.memory_limit = from_args.memory_limit,
-                    "exec" => s.exec = from_args.exec,
-                    "hwpoison" => s.hwpoison = from_args.hwpoison,
-                    _ => s.backing = from_args.backing,
-                }
-            }
-            v
+            parse_link(&format!("?v=1&preset={id}")).view
         }
-        None => View {
-            scenario: from_args,
-            ..View::default()
-        },
+        None => View::default(),
     };
+    args.scenario
+        .apply(&mut view.scenario)
+        .map_err(CliError::Usage)?;
     if let Some(c) = &args.compare {
         view.compare =
             Some(parse_kernel_label(c).map_err(|e| CliError::Usage(format!("--compare: {e}")))?);
@@ -112,7 +73,7 @@ fn view_of(args: &LinkArgs, matches: &ArgMatches) -> Result<View, CliError> {
     let cfg = view
         .scenario
         .config()
-        .map_err(|e| CliError::Usage(format!("{}: {}", flag_of(e.field), e.message)))?;
+        .map_err(|e| CliError::Usage(format!("{}: {}", option_of(e.field), e.message)))?;
     if let Some(b) = &view.compare {
         let mut other = view.scenario.clone();
         other.kernel = b.clone();
@@ -138,14 +99,14 @@ fn view_of(args: &LinkArgs, matches: &ArgMatches) -> Result<View, CliError> {
     Ok(view)
 }
 
-pub fn link(args: &LinkArgs, matches: &ArgMatches) -> Result<ExitCode, CliError> {
-    let view = view_of(args, matches)?;
+pub fn link(args: &LinkArgs) -> Result<ExitCode, CliError> {
+    let view = view_of(args)?;
     println!("{}", to_link(&view, &args.base_url));
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn export_command(args: &ExportArgs, matches: &ArgMatches) -> Result<ExitCode, CliError> {
-    let view = view_of(&args.link, matches)?;
+pub fn export_command(args: &ExportArgs) -> Result<ExitCode, CliError> {
+    let view = view_of(&args.link)?;
     let title = match &view.preset {
         Some(id) => seeds::row(id).map(|r| r.title).unwrap_or_default(),
         None => "a scenario".into(),

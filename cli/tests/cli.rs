@@ -19,6 +19,11 @@ fn folioscope(args: &[&str]) -> (i32, String, String) {
 fn bad_input_is_one_line_naming_the_option_and_exit_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["run", "--file-size", "0"], "--file-size"),
+        // A value that starts with '-' is a bad value, not an unknown option.
+        (&["run", "--file-size", "-5"], "--file-size"),
+        (&["run", "--read-ahead-kb", "-1"], "--read-ahead-kb"),
+        (&["run", "--thp", "maybe"], "--thp"),
+        (&["run", "--exec", "sometimes"], "--exec"),
         (&["run", "--file-size", "lots"], "--file-size"),
         (&["run", "--file-size", "99999T"], "--file-size"),
         (&["run", "--page-size", "3000"], "--page-size"),
@@ -84,6 +89,41 @@ fn bad_input_is_one_line_naming_the_option_and_exit_2() {
         assert!(stderr.contains(name), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn help_shows_every_scenario_options_value_and_default() {
+    let (code, out, _) = folioscope(&["run", "--help"]);
+    assert_eq!(code, 0);
+    for p in &folioscope_scenario::params::PARAMS {
+        let option = format!("--{}", p.flag);
+        let at = out
+            .find(&option)
+            .unwrap_or_else(|| panic!("{option} missing"));
+        let entry = &out[at..];
+        let entry = &entry[..entry[2..].find("\n      --").map_or(entry.len(), |e| e + 2)];
+        assert!(entry.contains(p.value_name), "{entry}");
+        assert!(
+            entry.contains(&format!("[default: {}]", p.default)),
+            "{entry}"
+        );
+    }
+    assert!(out.contains("--thp <on|off>"), "{out}");
+}
+
+#[test]
+fn exec_alone_switches_it_on() {
+    for args in [
+        &["--exec"][..],
+        &["--exec", "on"],
+        &["--exec", "--thp", "on"],
+    ] {
+        let (code, out, err) = folioscope(&[&["link", "--base-url", ""], args].concat());
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out.trim(), "?v=1&exec=on", "{args:?}");
+    }
+    let (_, out, _) = folioscope(&["link", "--base-url", "", "--exec", "off"]);
+    assert_eq!(out.trim(), "?v=1");
 }
 
 #[test]
