@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use folioscope_core::{Event, EventKind, EventSink, Kernel, Mark, Simulation, Timeline};
 use folioscope_scenario::link::{Ignored, Mode, Panels, View};
+use folioscope_scenario::params::label_of;
 use folioscope_scenario::Scenario;
 use yew::Reducible;
 
@@ -15,16 +16,6 @@ use crate::probe::ProbeOverlay;
 
 /// Checkpoint memory the app allows one timeline.
 pub const CHECKPOINT_BUDGET: usize = 96 << 20;
-
-/// The name the scenario panel shows for a model field.
-pub fn field_label(field: &str) -> String {
-    match field {
-        "file_size" => "file size".into(),
-        "page_size" => "page size".into(),
-        "memory_limit" => "memory limit".into(),
-        f => f.into(),
-    }
-}
 
 /// A banner: what was refused, and what the app did instead.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,7 +127,7 @@ impl Run {
     pub fn new(scenario: &Scenario) -> Result<Rc<Run>, (String, String)> {
         let cfg = scenario
             .config()
-            .map_err(|e| (field_label(e.field), e.message))?;
+            .map_err(|e| (label_of(e.field).to_string(), e.message))?;
         let timeline = Timeline::build(cfg, CHECKPOINT_BUDGET);
         let sim = RefCell::new(timeline.simulation_at(0));
         Ok(Rc::new(Run {
