@@ -45,7 +45,7 @@ impl Args for ScenarioArgs {
             Arg::new(PATCH_ID)
                 .long("patch")
                 .value_name("[+|-]NAME")
-                .help("Switch a patch on (+NAME or NAME) or off (-NAME) in the kernel; repeatable.")
+                .help("Switch a patch on (+NAME or NAME) or off (-NAME) in the kernel, and in every kernel compared with it; repeatable.")
                 .action(ArgAction::Append)
                 .allow_hyphen_values(true),
         )

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use folioscope_scenario::export::export;
-use folioscope_scenario::link::{parse_kernel_label, parse_link, to_link, View};
+use folioscope_scenario::link::{preset, to_link, View, MAX_KERNELS};
+use folioscope_scenario::parse::{parse_kernel_label, with_toggles};
 use folioscope_scenario::seeds;
 
 use crate::args::ScenarioArgs;
@@ -26,9 +27,11 @@ pub struct LinkArgs {
     #[arg(long, value_name = "ID")]
     pub preset: Option<String>,
 
-    /// A second kernel, for compare mode (a variant name with +patch/-patch).
+    /// A kernel to compare with, side by side (a variant name with
+    /// +patch/-patch); repeatable, and it replaces a preset's. --patch
+    /// toggles apply to these too.
     #[arg(long, value_name = "KERNEL")]
-    pub compare: Option<String>,
+    pub compare: Vec<String>,
 
     /// Stop after N accesses instead of at the end.
     #[arg(long, value_name = "N")]
@@ -53,33 +56,48 @@ pub struct ExportArgs {
 /// options given on the command line change it.
 fn view_of(args: &LinkArgs) -> Result<View, CliError> {
     let mut view = match &args.preset {
-        Some(id) => {
-            if seeds::row(id).is_none() {
-                return Err(CliError::Usage(format!(
-                    "--preset: '{id}' is not a seed row (see `folioscope compare`)"
-                )));
-            }
-            parse_link(&format!("?v=1&preset={id}")).view
-        }
+        Some(id) => preset(id).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--preset: '{id}' is not a seed row (see `folioscope compare`)"
+            ))
+        })?,
         None => View::default(),
     };
     args.scenario
         .apply(&mut view.scenario)
         .map_err(CliError::Usage)?;
-    if let Some(c) = &args.compare {
-        view.compare =
-            Some(parse_kernel_label(c).map_err(|e| CliError::Usage(format!("--compare: {e}")))?);
+    if !args.compare.is_empty() {
+        if args.compare.len() >= MAX_KERNELS {
+            return Err(CliError::Usage(format!(
+                "--compare: given {} times; at most {} kernels are compared with the first",
+                args.compare.len(),
+                MAX_KERNELS - 1
+            )));
+        }
+        view.compare = args
+            .compare
+            .iter()
+            .map(|c| parse_kernel_label(c))
+            .collect::<Result<_, _>>()
+            .map_err(|e| CliError::Usage(format!("--compare: {e}")))?;
+    }
+    // --patch toggles every kernel of the view; the first has them already.
+    let toggles = args.scenario.toggles().map_err(CliError::Usage)?;
+    for k in &mut view.compare {
+        *k = with_toggles(k, &toggles);
     }
     let cfg = view
         .scenario
         .config()
         .map_err(|e| CliError::Usage(format!("{}: {}", option_of(e.field), e.message)))?;
-    if let Some(b) = &view.compare {
-        let mut other = view.scenario.clone();
-        other.kernel = b.clone();
-        other
-            .config()
-            .map_err(|e| CliError::Usage(format!("--compare: {}", e.message)))?;
+    for other in view.scenarios().iter().skip(1) {
+        other.config().map_err(|e| {
+            CliError::Usage(format!(
+                "--compare: {}: {}",
+                other.kernel.label(),
+                e.message
+            ))
+        })?;
     }
     let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
     view.step = match args.step {

@@ -77,6 +77,22 @@ fn bad_input_is_one_line_naming_the_option_and_exit_2() {
         (&["compare", "seed-9"], "seed"),
         (&["link", "--preset", "nope"], "--preset"),
         (&["link", "--compare", "v0"], "--compare"),
+        (
+            &[
+                "link",
+                "--compare",
+                "v6.18",
+                "--compare",
+                "v6.18",
+                "--compare",
+                "v6.18",
+            ],
+            "--compare",
+        ),
+        (
+            &["link", "--preset", "seed000-rev-huge", "--patch", "+x"],
+            "--patch",
+        ),
         (&["link", "--step", "99999999"], "--step"),
         (&["link", "--base-url", "http://x/?a=1"], "--base-url"),
         (&["export", "--file-size", "0"], "--file-size"),
@@ -223,6 +239,37 @@ fn link_and_export_write_what_the_app_opens() {
         out.trim(),
         "?v=1&preset=seed000-rev-huge&madvise=sequential"
     );
+    // --patch acts on the preset's kernels, every one of them, and keeps
+    // the preset.
+    let (code, out, err) = folioscope(&[
+        "link",
+        "--preset",
+        "seed000-rev-huge",
+        "--patch",
+        "+desc-ra-2-hugepage",
+        "--base-url",
+        "",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.trim(),
+        "?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2+desc-ra-2-hugepage,\
+         v7.4-rc2+desc-ra,v7.4-rc2-before-0b9c0aeba938+desc-ra-2-hugepage"
+    );
+    // --compare replaces the preset's other kernels.
+    let (_, out, _) = folioscope(&[
+        "link",
+        "--preset",
+        "seed000-rev-huge",
+        "--compare",
+        "v7.4-rc2+desc-ra",
+        "--base-url",
+        "",
+    ]);
+    assert_eq!(
+        out.trim(),
+        "?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-ra"
+    );
     let (code, out, err) = folioscope(&[
         "export",
         "--kernel",
@@ -251,7 +298,12 @@ fn link_and_export_write_what_the_app_opens() {
     assert_eq!(parsed.ignored, vec![]);
     assert_eq!(parsed.view.step, Some(100));
     assert_eq!(
-        parsed.view.compare.map(|k| k.label()),
-        Some("v7.4-rc2".into())
+        parsed
+            .view
+            .compare
+            .iter()
+            .map(|k| k.label())
+            .collect::<Vec<_>>(),
+        ["v7.4-rc2"]
     );
 }

@@ -29,8 +29,10 @@ export async function run({ newPage, expect, expectEq, text, cli, cliText, shot 
   // The CLI writes the same link.
   const cliLink = cliText(['link', '--preset', 'seed000-rev-huge', '--step', '51234', '--base-url', '']).trim();
   expectEq(cliLink, '?v=1&preset=seed000-rev-huge&step=51234', 'folioscope link');
-  // The address settles on the canonical link, without a new entry.
-  await page.waitForFunction(() => location.search === '?v=1&preset=seed000-rev-huge&step=51234');
+  // The address settles on the canonical link, without a new entry: the
+  // preset compares three kernels, so the link's two stay named.
+  await page.waitForFunction(() => location.search === '?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-ra&step=51234');
+  expect((await page.$('[data-testid="strip-c"]')) === null, 'two kernels, as the link names');
 
   // Bad parameters: named, and left at their defaults.
   const bad = await newPage('?v=1&size=0&bogus=1&step=abc&zoom=9-2');

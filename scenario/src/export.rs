@@ -118,13 +118,8 @@ pub fn export(view: &View, title: &str, base: &str, around: u64) -> Result<Strin
     let cfg = view.scenario.config().map_err(|e| e.to_string())?;
     let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
     let step = view.step.unwrap_or(len).min(len);
-    let mut scenarios = vec![view.scenario.clone()];
-    if let Some(b) = &view.compare {
-        let mut s = view.scenario.clone();
-        s.kernel = b.clone();
-        scenarios.push(s);
-    }
-    let sides = scenarios
+    let sides = view
+        .scenarios()
         .iter()
         .map(|s| run_side(s, step, around))
         .collect::<Result<Vec<_>, _>>()?;
@@ -137,7 +132,8 @@ pub fn export(view: &View, title: &str, base: &str, around: u64) -> Result<Strin
     out.push(format!("step {step} of {len}"));
     out.push(String::new());
 
-    let col = if sides.len() == 1 { 52 } else { 26 };
+    // The kernels share 52 columns: 26 each for two, 17 for three.
+    let col = 52 / sides.len().max(1);
     let name_w = WIDTH - 2 - col * sides.len();
     let fit = |s: &str, w: usize| {
         if s.len() > w - 1 {
@@ -275,12 +271,10 @@ mod tests {
             "?v=1&preset=seed000-rev-huge&step=51234&zoom=100-5000&hide=xarray,log&mark=readahead",
         )
         .view;
-        view.compare = Some(
-            crate::parse::parse_kernel_label(
-                "v7.4-rc2-before-0b9c0aeba938+desc-ra-2-hugepage+desc-ra-3-seq-read",
-            )
-            .unwrap(),
-        );
+        view.compare = vec![crate::parse::parse_kernel_label(
+            "v7.4-rc2-before-0b9c0aeba938+desc-ra-2-hugepage+desc-ra-3-seq-read",
+        )
+        .unwrap()];
         let lines = link_lines(&to_link(
             &view,
             "https://folioscope.example/a/very/long/path/",

@@ -6,8 +6,10 @@
 //! or of [`Scenario::default`] without one:
 //! - `v`: the schema version (1; a link without it is read as version 1);
 //! - `preset`: a seed row's id (see `folioscope compare`);
-//! - `kernel`: the kernel, or two separated by a comma for compare mode,
-//!   each a variant name with `+patch` / `-patch` toggles;
+//! - `kernel`: the kernel, or up to [`MAX_KERNELS`] separated by commas
+//!   for compare mode, each a variant name with `+patch` / `-patch`
+//!   toggles; a bad one is named and left at the preset's (or the
+//!   default) kernel of its place, and the others stay;
 //! - `size`, `page`, `ra_kb`, `fa`, `madvise`, `thp`, `memcg`, `exec`,
 //!   `pattern`, `fs`, `tmpfs_huge`, `tmpfs_file`, `hwpoison`: the scenario;
 //! - `step`: accesses done (the end of the run when absent); `ev`: events
@@ -32,6 +34,10 @@ use folioscope_core::Scenario;
 
 /// The schema version links are written with.
 pub const SCHEMA: u32 = 1;
+
+/// The most kernels a view compares: as many as the largest seed row
+/// has (seed000-rev-huge, seed003-cold).
+pub const MAX_KERNELS: usize = 3;
 
 /// Which panels are open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,8 +74,9 @@ pub struct View {
     pub preset: Option<String>,
     /// The scenario, with side A's kernel.
     pub scenario: Scenario,
-    /// Side B's kernel, in compare mode.
-    pub compare: Option<Kernel>,
+    /// The kernels compared with side A's, run on the same scenario
+    /// (sides B, C, ...); empty outside compare mode.
+    pub compare: Vec<Kernel>,
     /// Accesses done; `None` is the end of the run.
     pub step: Option<u64>,
     /// Events applied inside access `step + 1`.
@@ -87,7 +94,7 @@ impl Default for View {
         View {
             preset: None,
             scenario: Scenario::default(),
-            compare: None,
+            compare: Vec::new(),
             step: None,
             event: None,
             zoom: None,
@@ -135,24 +142,44 @@ fn parse_mark(text: &str) -> Result<Mark, String> {
         .ok_or_else(|| format!("'{text}' is not one of major, readahead, lotsamiss"))
 }
 
-/// The scenario and compare kernel a preset starts from.
-fn preset_base(id: &str) -> Option<(Scenario, Option<Kernel>)> {
+/// The view a preset opens: the seed row's scenario with its first
+/// kernel, compared with every other kernel of the row. This is the one
+/// place a preset becomes a view; the CLI and the app call it too.
+pub fn preset(id: &str) -> Option<View> {
     static ROWS: std::sync::OnceLock<Vec<crate::seeds::Row>> = std::sync::OnceLock::new();
     let r = ROWS.get_or_init(rows).iter().find(|r| r.id == id)?;
-    let mut s = r.scenario.clone();
-    s.kernel = r.columns.first()?.kernel.clone();
-    Some((s, r.columns.get(1).map(|c| c.kernel.clone())))
+    let (first, rest) = r.columns.split_first()?;
+    Some(View {
+        preset: Some(r.id.clone()),
+        scenario: Scenario {
+            kernel: first.kernel.clone(),
+            ..r.scenario.clone()
+        },
+        compare: rest.iter().map(|c| c.kernel.clone()).collect(),
+        ..View::default()
+    })
 }
 
 /// The view a link starts from: the preset's, or the default.
 fn base_of(preset: Option<&str>) -> View {
-    let mut v = View::default();
-    if let Some((scenario, compare)) = preset.and_then(preset_base) {
-        v.preset = preset.map(str::to_string);
-        v.scenario = scenario;
-        v.compare = compare;
+    preset.and_then(self::preset).unwrap_or_default()
+}
+
+impl View {
+    /// Every kernel on screen: side A's, then the compared ones.
+    pub fn kernels(&self) -> impl Iterator<Item = &Kernel> {
+        std::iter::once(&self.scenario.kernel).chain(&self.compare)
     }
-    v
+
+    /// The scenario of each kernel on screen.
+    pub fn scenarios(&self) -> Vec<Scenario> {
+        self.kernels()
+            .map(|k| Scenario {
+                kernel: k.clone(),
+                ..self.scenario.clone()
+            })
+            .collect()
+    }
 }
 
 /// The characters a link writes as they are: besides letters and digits,
@@ -269,7 +296,7 @@ pub fn parse_link(text: &str) -> Parsed {
         }
     }
     let preset = match get("preset") {
-        Some(id) if preset_base(id).is_some() => Some(id),
+        Some(id) if preset(id).is_some() => Some(id),
         Some(id) => {
             ignore("preset", format!("'{id}' is not a preset"));
             None
@@ -294,28 +321,11 @@ pub fn parse_link(text: &str) -> Parsed {
             }
         }
     }
-    if let Some(value) = get("kernel") {
-        let mut kernels = value.split(',');
-        let a = kernels.next().map(parse_kernel_label);
-        let b = kernels.next().map(parse_kernel_label);
-        match (a, b, kernels.next()) {
-            (_, _, Some(_)) => ignore("kernel", "at most two kernels".into()),
-            (Some(Ok(a)), None, None) => {
-                scenario.kernel = a;
-                view.compare = None;
-            }
-            (Some(Ok(a)), Some(Ok(b)), None) => {
-                scenario.kernel = a;
-                view.compare = Some(b);
-            }
-            (Some(Err(e)), _, _) | (_, Some(Err(e)), _) => ignore("kernel", e),
-            (None, _, _) => ignore("kernel", "empty".into()),
-        }
-    }
     // Validate the whole; revert the parameter the model names, or if
     // that was not given (or the model names a field no parameter sets),
-    // the one applied last, until the scenario holds.
-    let kernel_given = get("kernel").is_some();
+    // the one applied last, until the scenario holds. The kernel is the
+    // base's here, which holds with any scenario; the link's kernels are
+    // checked after.
     let same = |a: &Param, b: &Param| a.key == b.key;
     let mut rounds = 0;
     while let Err(e) = scenario.config() {
@@ -327,7 +337,6 @@ pub fn parse_link(text: &str) -> Parsed {
         let named = by_field(e.field);
         let named_key = named.map_or(e.field, |p| p.key);
         let culprit = match named {
-            Some(p) if p.is_kernel() && kernel_given => p,
             Some(p) if applied.iter().any(|q| same(p, q)) => p,
             _ => match applied.last() {
                 Some(last) => *last,
@@ -338,34 +347,60 @@ pub fn parse_link(text: &str) -> Parsed {
                 }
             },
         };
-        if culprit.is_kernel() {
-            scenario.kernel = view.scenario.kernel.clone();
-            view.compare = base_of(preset).compare;
-        } else {
-            let base = (culprit.format)(&view.scenario);
-            if apply_param(&mut scenario, culprit, &base).is_err() {
-                scenario = view.scenario.clone();
-                applied.clear();
-            }
-            applied.retain(|q| !same(q, culprit));
+        let base = (culprit.format)(&view.scenario);
+        if apply_param(&mut scenario, culprit, &base).is_err() {
+            scenario = view.scenario.clone();
+            applied.clear();
         }
+        applied.retain(|q| !same(q, culprit));
         let why = if named.is_some_and(|p| same(p, culprit)) {
             e.message.clone()
         } else {
             format!("does not fit the rest ({named_key}: {})", e.message)
         };
         ignore(culprit.key, why);
-        if culprit.is_kernel() && applied.is_empty() && scenario.config().is_err() {
-            scenario = view.scenario.clone();
-            break;
-        }
     }
-    if let Some(b) = &view.compare {
-        let mut other = scenario.clone();
-        other.kernel = b.clone();
-        if let Err(e) = other.config() {
-            ignore("kernel", format!("the second kernel: {}", e.message));
-            view.compare = None;
+    // The kernels, each on its own: a bad one is named and its place
+    // keeps the base's kernel (or is left out), so that a typo in one
+    // keeps the others and the comparison.
+    if let Some(value) = get("kernel") {
+        let labels: Vec<&str> = value.split(',').collect();
+        if labels.len() > MAX_KERNELS {
+            ignore(
+                "kernel",
+                format!(
+                    "{} kernels; at most {MAX_KERNELS} are compared",
+                    labels.len()
+                ),
+            );
+        } else {
+            let base: Vec<Kernel> = view.kernels().cloned().collect();
+            let mut kernels = Vec::new();
+            for (i, label) in labels.into_iter().enumerate() {
+                let checked = parse_kernel_label(label).and_then(|k| {
+                    let mut s = scenario.clone();
+                    s.kernel = k.clone();
+                    match s.config() {
+                        Err(e) => Err(format!("'{}': {}", k.label(), e.message)),
+                        Ok(_) => Ok(k),
+                    }
+                });
+                match (checked, base.get(i)) {
+                    (Ok(k), _) => kernels.push(k),
+                    (Err(e), Some(k)) => {
+                        ignore(
+                            "kernel",
+                            format!("{e}; kernel {} stays {}", i + 1, k.label()),
+                        );
+                        kernels.push(k.clone());
+                    }
+                    (Err(e), None) => ignore("kernel", format!("{e}; left out")),
+                }
+            }
+            if !kernels.is_empty() {
+                scenario.kernel = kernels.remove(0);
+                view.compare = kernels;
+            }
         }
     }
     view.scenario = scenario;
@@ -461,10 +496,11 @@ impl View {
             format!("kernel={}", self.scenario.kernel.label()),
             format!(
                 "compare={}",
-                self.compare
-                    .as_ref()
-                    .map(|k| k.label())
-                    .unwrap_or("-".into())
+                if self.compare.is_empty() {
+                    "-".into()
+                } else {
+                    labels(&self.compare)
+                }
             ),
         ];
         for p in scenario_params() {
@@ -500,6 +536,15 @@ impl View {
     }
 }
 
+/// Kernels as a link lists them: labels separated by commas.
+fn labels(kernels: &[Kernel]) -> String {
+    kernels
+        .iter()
+        .map(Kernel::label)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Writes the view as a link: `base` (up to and without `?`), then the
 /// parameters that differ from the defaults.
 pub fn to_link(view: &View, base: &str) -> String {
@@ -508,14 +553,9 @@ pub fn to_link(view: &View, base: &str) -> String {
     if let Some(p) = &view.preset {
         q.push(("preset", p.clone()));
     }
-    let (a, b) = (&view.scenario.kernel, &view.compare);
-    if *a != defaults.scenario.kernel || *b != defaults.compare {
-        let mut k = a.label();
-        if let Some(b) = b {
-            k.push(',');
-            k.push_str(&b.label());
-        }
-        q.push(("kernel", k));
+    if !view.kernels().eq(defaults.kernels()) {
+        let all: Vec<Kernel> = view.kernels().cloned().collect();
+        q.push(("kernel", labels(&all)));
     }
     for p in scenario_params() {
         let mine = (p.format)(&view.scenario);
@@ -573,8 +613,58 @@ mod tests {
         assert_eq!(p.ignored, vec![]);
         assert_eq!(p.view.preset.as_deref(), Some("seed000-rev-huge"));
         assert_eq!(p.view.scenario.kernel.label(), "v7.4-rc2");
-        assert_eq!(p.view.compare.as_ref().unwrap().label(), "v7.4-rc2+desc-ra");
+        assert_eq!(labels(&p.view.compare), "v7.4-rc2+desc-ra");
         assert_eq!(p.view.step, Some(51234));
+    }
+
+    #[test]
+    fn a_preset_opens_every_kernel_of_its_row() {
+        let v = preset("seed000-rev-huge").unwrap();
+        assert_eq!(
+            v.kernels().map(Kernel::label).collect::<Vec<_>>(),
+            [
+                "v7.4-rc2",
+                "v7.4-rc2+desc-ra",
+                "v7.4-rc2-before-0b9c0aeba938"
+            ]
+        );
+        assert_eq!(parse_link("?v=1&preset=seed000-rev-huge").view, v);
+        assert_eq!(to_link(&v, ""), "?v=1&preset=seed000-rev-huge");
+        for r in rows() {
+            let v = preset(&r.id).unwrap();
+            assert_eq!(v.kernels().count(), r.columns.len(), "{}", r.id);
+            assert!(r.columns.len() <= MAX_KERNELS, "{}", r.id);
+        }
+        // Two of the three, as an older link named them, stay two.
+        let p = parse_link("?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-ra");
+        assert_eq!(p.view.compare.len(), 1);
+    }
+
+    #[test]
+    fn a_bad_kernel_keeps_the_others_and_the_comparison() {
+        let p = parse_link("?v=1&kernel=v7.4-rc3,v7.4-rc2+desc-ra");
+        assert_eq!(p.view.scenario.kernel.label(), "v6.18");
+        assert_eq!(labels(&p.view.compare), "v7.4-rc2+desc-ra");
+        assert_eq!(p.ignored.len(), 1);
+        assert_eq!(p.ignored[0].param, "kernel");
+        assert!(
+            p.ignored[0].reason.contains("'v7.4-rc3'"),
+            "{}",
+            p.ignored[0]
+        );
+        // In a preset, the bad one's place keeps the preset's kernel.
+        let p = parse_link("?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-rx");
+        assert_eq!(labels(&p.view.compare), "v7.4-rc2+desc-ra");
+        assert!(p.ignored[0].reason.contains("desc-rx"), "{}", p.ignored[0]);
+        // A kernel the model rejects (two patches on one hunk) is named,
+        // and a place the base has no kernel for is left out.
+        let p = parse_link("?v=1&kernel=v7.4-rc2,v7.1-rc5+fbatch+fbatch-1-willy");
+        assert_eq!(p.view.scenario.kernel.label(), "v7.4-rc2");
+        assert!(p.view.compare.is_empty());
+        assert!(p.ignored[0].reason.contains("left out"), "{}", p.ignored[0]);
+        let p = parse_link("?v=1&kernel=v6.18,v6.18,v6.18,v6.18");
+        assert_eq!(p.ignored[0].param, "kernel");
+        assert!(p.view.compare.is_empty());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use folioscope_core::{Backing, Kernel, Madvise, Mark, Patch, Pattern, TmpfsFile, Variant};
 use folioscope_scenario::export::parse_text;
-use folioscope_scenario::link::{parse_link, to_link, Mode, Panels, View};
+use folioscope_scenario::link::{parse_link, to_link, Mode, Panels, View, MAX_KERNELS};
 use folioscope_scenario::seeds::rows;
 use proptest::prelude::*;
 
@@ -61,7 +61,10 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
     (
         proptest::sample::select(ids),
         any::<bool>(),
-        (kernel(), proptest::option::of(kernel())),
+        (
+            kernel(),
+            proptest::collection::vec(kernel(), 0..MAX_KERNELS),
+        ),
         (
             any::<bool>(),
             any::<bool>(),
@@ -141,9 +144,7 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
                     v.scenario.memory_limit = memcg.filter(|_| !tmpfs).map(|m| (m + 16) * page);
                 }
                 let cfg = v.scenario.config().ok()?;
-                if let Some(b) = &v.compare {
-                    let mut o = v.scenario.clone();
-                    o.kernel = b.clone();
+                for o in v.scenarios() {
                     o.config().ok()?;
                 }
                 let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());

@@ -3,6 +3,7 @@
 //! formatter and parser. Any change re-runs the model at once; a bad
 //! value shows a banner naming the field and keeps the last good state.
 
+use folioscope_scenario::link::MAX_KERNELS;
 use folioscope_scenario::params::{self, kernel_choices, Control, Param, PARAMS};
 use folioscope_scenario::parse;
 use yew::prelude::*;
@@ -62,29 +63,40 @@ pub fn ScenarioPanel() -> Html {
             }
         })
     };
-    let compare = {
-        let current = state
-            .compare
-            .as_ref()
-            .map(|c| c.run.scenario.kernel.clone());
-        let value = current.as_ref().map(|k| k.label()).unwrap_or_default();
-        let base = current.unwrap_or_else(folioscope_core::Kernel::v6_18);
-        let options = std::iter::once((String::new(), "no".to_string()))
-            .chain(kernel_choices(&base))
-            .collect();
-        let d = state.dispatcher();
-        let onchange = Callback::from(move |label: String| {
-            d.dispatch(Action::CompareWith(parse::parse_kernel_label(&label).ok()))
-        });
-        select(
-            "compare with",
-            "A second kernel, run on the same scenario side by side.",
-            "p-compare".into(),
-            &value,
-            options,
-            onchange,
-        )
-    };
+    // One select for each kernel compared with the first, and one more
+    // to add a kernel while there is room.
+    let compared = state.compare_kernels();
+    let room = compared.len() + 1 < MAX_KERNELS;
+    let compare = compared
+        .into_iter()
+        .map(Some)
+        .chain(room.then_some(None))
+        .enumerate()
+        .map(|(place, current)| {
+            let value = current.as_ref().map(|k| k.label()).unwrap_or_default();
+            let base = current.unwrap_or_else(folioscope_core::Kernel::v6_18);
+            let options = std::iter::once((String::new(), "no".to_string()))
+                .chain(kernel_choices(&base))
+                .collect();
+            let d = state.dispatcher();
+            let onchange = Callback::from(move |label: String| {
+                let kernel = parse::parse_kernel_label(&label).ok();
+                d.dispatch(Action::CompareWith(place, kernel))
+            });
+            let id = match place {
+                0 => "p-compare".to_string(),
+                n => format!("p-compare-{}", n + 1),
+            };
+            select(
+                "compare with",
+                "Another kernel, run on the same scenario side by side.",
+                id,
+                &value,
+                options,
+                onchange,
+            )
+        })
+        .collect::<Html>();
     let control = |p: &'static Param| {
         let id = format!("p-{}", p.flag);
         let value = (p.format)(&s);
