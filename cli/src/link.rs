@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use folioscope_scenario::export::export;
-use folioscope_scenario::link::{preset, to_link, View, MAX_KERNELS};
+use folioscope_scenario::link::{preset, site_url, to_link, View, LOCAL_URL, MAX_KERNELS};
 use folioscope_scenario::parse::{parse_kernel_label, with_toggles};
 use folioscope_scenario::seeds;
 
@@ -14,8 +14,26 @@ use crate::args::ScenarioArgs;
 use crate::CliError;
 use folioscope_scenario::params::option_of;
 
-/// Where `cargo xtask serve` serves the app.
-pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/";
+/// The app's address links start with: the site this build was made
+/// for, or where `cargo xtask serve` serves it.
+fn default_base_url() -> &'static str {
+    site_url().unwrap_or(LOCAL_URL)
+}
+
+/// `--base-url`'s help, saying where the default points.
+fn base_url_help() -> &'static str {
+    match site_url() {
+        Some(_) => {
+            "The app's address, up to the `?`. The default is the site this folioscope was \
+             built for (FOLIOSCOPE_SITE_URL when it was built)."
+        }
+        None => {
+            "The app's address, up to the `?`. The default is where `cargo xtask serve` \
+             serves the app on this machine, which only you can open: this folioscope was \
+             built without FOLIOSCOPE_SITE_URL, the published site's address."
+        }
+    }
+}
 
 #[derive(Args, Clone, Debug)]
 pub struct LinkArgs {
@@ -37,8 +55,7 @@ pub struct LinkArgs {
     #[arg(long, value_name = "N")]
     pub step: Option<u64>,
 
-    /// The app's address, up to the `?`.
-    #[arg(long, default_value = DEFAULT_BASE_URL, value_name = "URL")]
+    #[arg(long, default_value = default_base_url(), value_name = "URL", help = base_url_help())]
     pub base_url: String,
 }
 

@@ -3,6 +3,8 @@
 
 use std::process::Command;
 
+use folioscope_scenario::link::{site_url, LOCAL_URL};
+
 fn folioscope(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_folioscope"))
         .args(args)
@@ -125,6 +127,17 @@ fn help_shows_every_scenario_options_value_and_default() {
         );
     }
     assert!(out.contains("--thp <on|off>"), "{out}");
+}
+
+#[test]
+fn base_url_help_says_where_the_default_points() {
+    let (code, out, _) = folioscope(&["link", "--help"]);
+    assert_eq!(code, 0);
+    let base = site_url().unwrap_or(LOCAL_URL);
+    assert!(out.contains(&format!("[default: {base}]")), "{out}");
+    assert!(out.contains("FOLIOSCOPE_SITE_URL"), "{out}");
+    let (_, out, _) = folioscope(&["link"]);
+    assert_eq!(out.trim(), format!("{base}?v=1"));
 }
 
 #[test]
@@ -288,10 +301,16 @@ fn link_and_export_write_what_the_app_opens() {
         "2",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.lines().all(|l| l.chars().count() <= 78), "{out}");
-    // The link is longer than a line: wrapped in <...>, and joined again.
+    // The link, however long, is one line that starts with the default
+    // base; every other line fits 78 columns.
+    let base = site_url().unwrap_or(LOCAL_URL);
+    let link =
+        format!("{base}?v=1&kernel=v6.18,v7.4-rc2&size=64M&madvise=hugepage&pattern=rev&step=100");
+    assert!(out.lines().any(|l| l == link), "{out}");
     assert!(
-        out.contains("<http://127.0.0.1:8080/?v=1&kernel=v6.18,v7.4-rc2&size=64M"),
+        out.lines()
+            .filter(|l| *l != link)
+            .all(|l| l.chars().count() <= 78),
         "{out}"
     );
     let parsed = folioscope_scenario::export::parse_text(&out).unwrap();

@@ -35,6 +35,18 @@ use folioscope_core::Scenario;
 /// The schema version links are written with.
 pub const SCHEMA: u32 = 1;
 
+/// The published app's address, up to the `?`, as the build was told
+/// it: `FOLIOSCOPE_SITE_URL` in the environment of the build (`cargo
+/// xtask dist` hands it to Trunk, which hands it to cargo). `None` when
+/// the build names no site: the app then links to wherever it is served,
+/// and the CLI to [`LOCAL_URL`].
+pub fn site_url() -> Option<&'static str> {
+    option_env!("FOLIOSCOPE_SITE_URL").filter(|u| !u.trim().is_empty())
+}
+
+/// Where `cargo xtask serve` serves the app on this machine.
+pub const LOCAL_URL: &str = "http://127.0.0.1:8080/";
+
 /// The most kernels a view compares: as many as the largest seed row
 /// has (seed000-rev-huge, seed003-cold).
 pub const MAX_KERNELS: usize = 3;
@@ -708,6 +720,15 @@ mod tests {
         // A stray '%' stays, as browsers read it; broken UTF-8 is named.
         assert_eq!(decode("50%").as_deref(), Ok("50%"));
         assert!(decode("%C3").is_err());
+    }
+
+    #[test]
+    fn the_site_url_is_a_base_links_can_follow() {
+        for base in site_url().into_iter().chain([LOCAL_URL]) {
+            assert!(!base.contains(['?', '#']), "{base}");
+            let link = to_link(&View::default(), base);
+            assert_eq!(parse_link(&link).view, View::default());
+        }
     }
 
     #[test]

@@ -166,6 +166,35 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
         )
 }
 
+/// The text as a reply quotes it.
+fn quote(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("> {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Cuts every line longer than `width` as a mail client does: at the
+/// last space that fits, or where the width ends, keeping the line's
+/// quote marks on the lines it makes.
+fn rewrap(text: &str, width: usize) -> String {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let quote = if line.starts_with("> ") { "> " } else { "" };
+        let mut rest = line.to_string();
+        while rest.chars().count() > width {
+            let cut = rest[..width]
+                .rfind(' ')
+                .filter(|&i| i > quote.len())
+                .unwrap_or(width);
+            out.push(rest[..cut].to_string());
+            rest = format!("{quote}{}", rest[cut..].trim_start());
+        }
+        out.push(rest);
+    }
+    out.join("\n")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -180,10 +209,22 @@ proptest! {
     #[test]
     fn view_to_text_to_view_is_the_identity(v in view_with(4 << 20, false)) {
         // The text runs the model to the step: small files keep it short.
-        let text = folioscope_scenario::export::export(&v, "test", "http://127.0.0.1:8080/", 2)
+        let base = "http://127.0.0.1:8080/";
+        let text = folioscope_scenario::export::export(&v, "test", base, 2)
             .map_err(TestCaseError::fail)?;
-        prop_assert!(text.lines().all(|l| l.chars().count() <= 78), "{}", text);
-        prop_assert_eq!(parse_text(&text).unwrap().view, v);
+        // Every line fits 78 columns but the link, which is never cut.
+        let link = to_link(&v, base);
+        prop_assert!(text.lines().any(|l| l == link), "{}", text);
+        prop_assert!(
+            text.lines().filter(|l| *l != link).all(|l| l.chars().count() <= 78),
+            "{}",
+            text
+        );
+        prop_assert_eq!(&parse_text(&text).unwrap().view, &v);
+        // The round trip through a reply that quotes the text, and a mail
+        // client that cuts its lines at 72 columns.
+        let reply = rewrap(&format!("Hi,\n\n{}\nThanks.", quote(&text)), 72);
+        prop_assert_eq!(&parse_text(&reply).unwrap().view, &v, "{}", reply);
     }
 }
 
