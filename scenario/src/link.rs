@@ -16,6 +16,8 @@
 //!   applied inside the next access;
 //! - `zoom`: the pages in view, `FIRST-END`;
 //! - `hide`: closed panels, of `xarray`, `log`, `plots`;
+//! - `log_hide`: the event kinds the event log hides (`io,map`), and
+//!   `log_text`: the text its lines must hold;
 //! - `mark`: what "next" jumps to (`major`, `readahead`, `lotsamiss`);
 //! - `embed=1`, `present=1`: the embedded and presenter frames;
 //! - `predict`: the event kind predict mode pauses before.
@@ -24,7 +26,9 @@
 //! range is left at its default and reported in [`Parsed::ignored`], so
 //! that the app can name it in a banner.
 
-use folioscope_core::{Kernel, Mark};
+use std::collections::BTreeSet;
+
+use folioscope_core::{EventKind, Kernel, Mark};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use crate::params::{by_field, by_key, Param, PARAMS};
@@ -69,6 +73,15 @@ impl Default for Panels {
     }
 }
 
+/// The event log's filters.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LogFilter {
+    /// Event kinds left out.
+    pub hidden: BTreeSet<EventKind>,
+    /// Text a line must hold (any case); empty for every line.
+    pub text: String,
+}
+
 /// How the app is framed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
@@ -96,6 +109,7 @@ pub struct View {
     /// Pages in view, `[first, end)`; `None` is the whole file.
     pub zoom: Option<(u64, u64)>,
     pub panels: Panels,
+    pub log: LogFilter,
     pub mark: Mark,
     pub mode: Mode,
     pub predict: Option<Mark>,
@@ -111,6 +125,7 @@ impl Default for View {
             event: None,
             zoom: None,
             panels: Panels::default(),
+            log: LogFilter::default(),
             mark: Mark::MajorFault,
             mode: Mode::Full,
             predict: None,
@@ -231,8 +246,9 @@ fn query_of(text: &str) -> &str {
 }
 
 /// The parameters besides the scenario's.
-const VIEW_PARAMS: [&str; 11] = [
-    "v", "preset", "kernel", "step", "ev", "zoom", "hide", "mark", "embed", "present", "predict",
+const VIEW_PARAMS: [&str; 13] = [
+    "v", "preset", "kernel", "step", "ev", "zoom", "hide", "log_hide", "log_text", "mark", "embed",
+    "present", "predict",
 ];
 
 /// The scenario parameters links carry besides the kernels, in the
@@ -476,6 +492,25 @@ pub fn parse_link(text: &str) -> Parsed {
             view.panels = panels;
         }
     }
+    if let Some(v) = get("log_hide") {
+        let kinds: Result<BTreeSet<EventKind>, String> = v
+            .split(',')
+            .filter(|n| !n.is_empty())
+            .map(|name| {
+                EventKind::ALL
+                    .into_iter()
+                    .find(|k| k.name() == name)
+                    .ok_or_else(|| format!("'{name}' is not an event kind ({})", kind_names()))
+            })
+            .collect();
+        match kinds {
+            Ok(hidden) => view.log.hidden = hidden,
+            Err(e) => ignore("log_hide", e),
+        }
+    }
+    if let Some(v) = get("log_text") {
+        view.log.text = v.to_string();
+    }
     if let Some(v) = get("mark") {
         match parse_mark(v) {
             Ok(m) => view.mark = m,
@@ -500,8 +535,9 @@ pub fn parse_link(text: &str) -> Parsed {
 }
 
 impl View {
-    /// Every field spelled out, defaults included: what a link opens,
-    /// pinned by the tests so that old links keep opening the same view.
+    /// Every field spelled out, defaults included (but for the log's
+    /// filters, written only when set): what a link opens, pinned by the
+    /// tests so that old links keep opening the same view.
     pub fn explain(&self) -> String {
         let mut parts = vec![
             format!("preset={}", self.preset.as_deref().unwrap_or("-")),
@@ -538,6 +574,15 @@ impl View {
             if self.panels.log { "l" } else { "-" },
             if self.panels.plots { "p" } else { "-" }
         ));
+        // The log's filters came after the first pinned links; they are
+        // spelled out only when set, so that those read as they did.
+        if !self.log.hidden.is_empty() {
+            let names: Vec<&str> = self.log.hidden.iter().map(|k| k.name()).collect();
+            parts.push(format!("log_hide={}", names.join(",")));
+        }
+        if !self.log.text.is_empty() {
+            parts.push(format!("log_text={:?}", self.log.text));
+        }
         parts.push(format!("mark={}", mark_name(self.mark)));
         parts.push(format!("mode={:?}", self.mode));
         parts.push(format!(
@@ -546,6 +591,11 @@ impl View {
         ));
         parts.join(" ")
     }
+}
+
+/// The event kinds' names, for errors.
+fn kind_names() -> String {
+    EventKind::ALL.map(EventKind::name).join(", ")
 }
 
 /// Kernels as a link lists them: labels separated by commas.
@@ -595,6 +645,13 @@ pub fn to_link(view: &View, base: &str) -> String {
     .collect();
     if !hidden.is_empty() {
         q.push(("hide", hidden.join(",")));
+    }
+    if !view.log.hidden.is_empty() {
+        let names: Vec<&str> = view.log.hidden.iter().map(|k| k.name()).collect();
+        q.push(("log_hide", names.join(",")));
+    }
+    if !view.log.text.is_empty() {
+        q.push(("log_text", view.log.text.clone()));
     }
     if view.mark != Mark::MajorFault {
         q.push(("mark", mark_name(view.mark).into()));
@@ -729,6 +786,29 @@ mod tests {
             let link = to_link(&View::default(), base);
             assert_eq!(parse_link(&link).view, View::default());
         }
+    }
+
+    #[test]
+    fn links_keep_the_logs_filters() {
+        let mut v = View::default();
+        v.log.hidden = [EventKind::Io, EventKind::Map].into();
+        v.log.text = "window start & more".into();
+        let link = to_link(&v, "");
+        assert_eq!(
+            link,
+            "?v=1&log_hide=map,io&log_text=window%20start%20%26%20more"
+        );
+        assert_eq!(
+            parse_link(&link),
+            Parsed {
+                view: v,
+                ignored: vec![]
+            }
+        );
+        let p = parse_link("?v=1&log_hide=io,nope&log_text=x");
+        assert_eq!(p.ignored[0].param, "log_hide");
+        assert!(p.view.log.hidden.is_empty(), "a bad list changes nothing");
+        assert_eq!(p.view.log.text, "x");
     }
 
     #[test]

@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
-use folioscope_core::{Backing, Kernel, Madvise, Mark, Patch, Pattern, TmpfsFile, Variant};
+use folioscope_core::{
+    Backing, EventKind, Kernel, Madvise, Mark, Patch, Pattern, TmpfsFile, Variant,
+};
 use folioscope_scenario::export::parse_text;
-use folioscope_scenario::link::{parse_link, to_link, Mode, Panels, View, MAX_KERNELS};
+use folioscope_scenario::link::{parse_link, to_link, LogFilter, Mode, Panels, View, MAX_KERNELS};
 use folioscope_scenario::seeds::rows;
 use proptest::prelude::*;
 
@@ -84,6 +86,8 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
         (
             any::<[bool; 3]>(),
             proptest::sample::select(Mark::ALL.to_vec()),
+            proptest::sample::subsequence(EventKind::ALL.to_vec(), 0..4),
+            "[a-z0-9 &=%#+:é]{0,12}",
         ),
         (
             0u8..3,
@@ -115,7 +119,7 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
                     (ra, fa, exec),
                     madvise,
                     (s, e, z, ev),
-                    (p, mark),
+                    (p, mark, hidden_kinds, log_text),
                     (mode, predict),
                     memcg,
                 ),
@@ -157,6 +161,10 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
                     xarray: p[0],
                     log: p[1],
                     plots: p[2],
+                };
+                v.log = LogFilter {
+                    hidden: hidden_kinds.into_iter().collect(),
+                    text: log_text,
                 };
                 v.mark = mark;
                 v.mode = [Mode::Full, Mode::Embed, Mode::Presenter][mode as usize];

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 
 use folioscope_core::{Event, EventKind, EventSink, Kernel, Mark, Simulation, Timeline};
-use folioscope_scenario::link::{Ignored, Mode, Panels, View, MAX_KERNELS};
+use folioscope_scenario::link::{Ignored, LogFilter, Mode, Panels, View, MAX_KERNELS};
 use folioscope_scenario::params::label_of;
 use folioscope_scenario::Scenario;
 use yew::Reducible;
@@ -337,6 +337,8 @@ impl AppState {
         let pages = s.pages();
         s.zoom = view.zoom.unwrap_or((0, pages));
         s.panels = view.panels;
+        s.hidden_kinds = view.log.hidden.clone();
+        s.log_text = view.log.text.clone();
         s.mark = view.mark;
         s.mode = view.mode;
         s.predict = view.predict;
@@ -375,6 +377,10 @@ impl AppState {
             event: self.cursor.as_ref().map(|c| c.applied as u32),
             zoom: (self.zoom != (0, self.pages())).then_some(self.zoom),
             panels: self.panels,
+            log: LogFilter {
+                hidden: self.hidden_kinds.clone(),
+                text: self.log_text.clone(),
+            },
             mark: self.mark,
             mode: self.mode,
             predict: self.predict,
