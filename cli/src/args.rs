@@ -1,145 +1,120 @@
-//! The scenario options every command takes, and their conversion to a
-//! [`Scenario`]. Bad values are rejected by clap with the option's name.
+//! The scenario options every command takes. They come from the one table
+//! of parameters, `folioscope_scenario::params`: each option's name,
+//! value, default and help are the table's, and so is its parser. Only
+//! the options given on the command line change a scenario, so that they
+//! act on a preset as they act on the defaults.
 
-use clap::Args;
-use folioscope_core::{Backing, Madvise, Pattern, TmpfsFile};
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
+use folioscope_scenario::params::{by_key, Param, PARAMS};
 use folioscope_scenario::{parse, Scenario};
 
-#[derive(Args, Clone, Debug)]
+/// The scenario options as given: each a parameter's link key and text.
+#[derive(Clone, Debug, Default)]
 pub struct ScenarioArgs {
-    /// Kernel variant (see `folioscope kernels`), optionally with
-    /// +patch/-patch toggles written after it, as links write kernels.
-    #[arg(long, default_value = "v6.18")]
-    pub kernel: String,
-
-    /// Switch a patch on (+NAME or NAME) or off (-NAME); repeatable.
-    #[arg(long = "patch", value_name = "[+|-]NAME", allow_hyphen_values = true)]
-    pub patches: Vec<String>,
-
-    /// File size, e.g. 2G, 512M.
-    #[arg(long, default_value = "2G", value_parser = size)]
-    pub file_size: u64,
-
-    /// Base page size: 4k, 16k or 64k.
-    #[arg(long, default_value = "4k", value_parser = size)]
-    pub page_size: u64,
-
-    /// read_ahead_kb of the device.
-    #[arg(long, default_value_t = 8192)]
-    pub read_ahead_kb: u64,
-
-    /// fault_around_bytes (debugfs).
-    #[arg(long, default_value = "64k", value_parser = size)]
-    pub fault_around_bytes: u64,
-
-    /// madvise() advice: normal, hugepage, sequential or random (for read
-    /// patterns, the posix_fadvise advice).
-    #[arg(long, default_value = "normal", value_parser = madvise)]
-    pub madvise: Madvise,
-
-    /// Access pattern: fwd, rev, stride:N, rstride:N, random:PCT:SEED,
-    /// read:BS, pread-rev:BS, trace:FILE.
-    #[arg(long, default_value = "fwd", value_parser = pattern)]
-    pub pattern: Pattern,
-
-    /// CONFIG_TRANSPARENT_HUGEPAGE: on or off.
-    #[arg(long, default_value = "on", value_parser = parse::parse_on_off)]
-    pub thp: bool,
-
-    /// Memory cgroup limit on the page cache, e.g. 2G.
-    #[arg(long, value_parser = size)]
-    pub memory_limit: Option<u64>,
-
-    /// Map the file executable (VM_EXEC).
-    #[arg(long)]
-    pub exec: bool,
-
-    /// File system: disk (ext4 on the virtio disk) or tmpfs.
-    #[arg(long, default_value = "disk", value_parser = parse::parse_fs, action = clap::ArgAction::Set, value_name = "disk|tmpfs")]
-    pub fs: bool,
-
-    /// tmpfs huge= mount option: on (always) or off (never). Default off.
-    #[arg(long, value_parser = parse::parse_on_off, value_name = "on|off")]
-    pub tmpfs_huge: Option<bool>,
-
-    /// How the tmpfs file was made: written, fallocated or sparse. Default written.
-    #[arg(long, value_parser = parse::parse_tmpfs_file)]
-    pub tmpfs_file: Option<TmpfsFile>,
-
-    /// Mark this page hardware-poisoned before the reads (tmpfs only).
-    #[arg(long, value_name = "PAGE")]
-    pub hwpoison: Option<u64>,
+    given: Vec<(&'static str, String)>,
+    /// `--patch` toggles, in order.
+    patches: Vec<String>,
 }
 
-fn size(s: &str) -> Result<u64, String> {
-    parse::parse_size(s)
-}
+/// The id of `--patch`, which is not a parameter of its own but toggles
+/// patches in the kernel.
+const PATCH_ID: &str = "patch";
 
-fn madvise(s: &str) -> Result<Madvise, String> {
-    parse::parse_madvise(s)
-}
-
-/// Reads a trace file here, at the edge, so the parser stays pure.
-fn pattern(s: &str) -> Result<Pattern, String> {
-    if let Some(path) = s.strip_prefix("trace:") {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read trace file '{path}': {e}"))?;
-        return parse::parse_pattern(s, Some(&text));
+fn option(p: &Param) -> Arg {
+    let arg = Arg::new(p.field)
+        .long(p.flag)
+        .value_name(p.value_name)
+        .help(p.help)
+        // Shown in --help; a value clap fills in is never applied.
+        .default_value(p.default)
+        .action(ArgAction::Set);
+    if p.key == "exec" {
+        // `--exec` alone switches it on, as the option always did.
+        arg.num_args(0..=1).default_missing_value("on")
+    } else {
+        // `--file-size -5` is a bad size, not an unknown option `-5`.
+        arg.allow_hyphen_values(true)
     }
-    parse::parse_pattern(s, None)
 }
 
-/// The option that sets a core config field, for error messages.
-pub fn flag_of(field: &str) -> String {
-    match field {
-        "kernel" => "--kernel".into(),
-        f => format!("--{}", f.replace('_', "-")),
+impl Args for ScenarioArgs {
+    fn augment_args(cmd: Command) -> Command {
+        let cmd = PARAMS.iter().fold(cmd, |cmd, p| cmd.arg(option(p)));
+        cmd.arg(
+            Arg::new(PATCH_ID)
+                .long("patch")
+                .value_name("[+|-]NAME")
+                .help("Switch a patch on (+NAME or NAME) or off (-NAME) in the kernel, and in every kernel compared with it; repeatable.")
+                .action(ArgAction::Append)
+                .allow_hyphen_values(true),
+        )
     }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl FromArgMatches for ScenarioArgs {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let given = PARAMS
+            .iter()
+            .filter(|p| m.value_source(p.field) == Some(ValueSource::CommandLine))
+            .filter_map(|p| m.get_one::<String>(p.field).map(|v| (p.key, v.clone())))
+            .collect();
+        let patches = m
+            .get_many::<String>(PATCH_ID)
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default();
+        Ok(ScenarioArgs { given, patches })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+/// Reads a trace file here, at the edge, so that the parser stays pure.
+fn trace_pattern(s: &mut Scenario, text: &str) -> Result<(), String> {
+    let path = text.trim().trim_start_matches("trace:");
+    let trace = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read trace file '{path}': {e}"))?;
+    s.pattern = parse::parse_pattern(text, Some(&trace))?;
+    Ok(())
 }
 
 impl ScenarioArgs {
+    /// The default scenario with the options given.
     pub fn scenario(&self) -> Result<Scenario, String> {
-        let mut kernel = folioscope_scenario::link::parse_kernel_label(&self.kernel)
-            .map_err(|e| format!("--kernel: {e}"))?;
-        let toggled = parse::parse_kernel(kernel.variant.name(), &self.patches)
-            .map_err(|e| format!("--patch: {e}"))?;
-        for p in folioscope_core::Patch::ALL {
-            // Toggles given with --patch act on top of the label's.
-            if toggled.has(p) != kernel.variant.patches().contains(p) {
-                kernel.patches = if toggled.has(p) {
-                    kernel.patches.with(p)
-                } else {
-                    kernel.patches.without(p)
-                };
-            }
+        let mut s = Scenario::default();
+        self.apply(&mut s)?;
+        Ok(s)
+    }
+
+    /// The `--patch` toggles.
+    pub fn toggles(&self) -> Result<Vec<parse::Toggle>, String> {
+        self.patches
+            .iter()
+            .map(|t| parse::parse_toggle(t))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("--patch: {e}"))
+    }
+
+    /// Sets the options given on `s`, in the table's order, then switches
+    /// the `--patch` toggles in its kernel. An error names the option.
+    pub fn apply(&self, s: &mut Scenario) -> Result<(), String> {
+        for (key, text) in &self.given {
+            let Some(p) = by_key(key) else { continue };
+            let result = if p.key == "pattern" && text.trim().starts_with("trace:") {
+                trace_pattern(s, text)
+            } else {
+                (p.parse)(s, text)
+            };
+            result.map_err(|e| format!("{}: {e}", p.option()))?;
         }
-        let backing = if self.fs {
-            Backing::Tmpfs {
-                huge: self.tmpfs_huge.unwrap_or(false),
-                file: self.tmpfs_file.unwrap_or(TmpfsFile::Written),
-            }
-        } else {
-            if self.tmpfs_huge.is_some() {
-                return Err("--tmpfs-huge: only for --fs tmpfs".into());
-            }
-            if self.tmpfs_file.is_some() {
-                return Err("--tmpfs-file: only for --fs tmpfs".into());
-            }
-            Backing::Disk
-        };
-        Ok(Scenario {
-            backing,
-            hwpoison: self.hwpoison,
-            kernel,
-            file_size: self.file_size,
-            page_size: self.page_size,
-            read_ahead_kb: self.read_ahead_kb,
-            fault_around_bytes: self.fault_around_bytes,
-            madvise: self.madvise,
-            thp: self.thp,
-            memory_limit: self.memory_limit,
-            exec: self.exec,
-            pattern: self.pattern.clone(),
-        })
+        s.kernel = parse::with_toggles(&s.kernel, &self.toggles()?);
+        Ok(())
     }
 }

@@ -4,17 +4,36 @@
 
 use std::process::ExitCode;
 
-use clap::parser::ValueSource;
-use clap::{ArgMatches, Args};
+use clap::Args;
 use folioscope_scenario::export::export;
-use folioscope_scenario::link::{parse_kernel_label, parse_link, to_link, View};
+use folioscope_scenario::link::{preset, site_url, to_link, View, LOCAL_URL, MAX_KERNELS};
+use folioscope_scenario::parse::{parse_kernel_label, with_toggles};
 use folioscope_scenario::seeds;
 
-use crate::args::{flag_of, ScenarioArgs};
+use crate::args::ScenarioArgs;
 use crate::CliError;
+use folioscope_scenario::params::option_of;
 
-/// Where `cargo xtask serve` serves the app.
-pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/";
+/// The app's address links start with: the site this build was made
+/// for, or where `cargo xtask serve` serves it.
+fn default_base_url() -> &'static str {
+    site_url().unwrap_or(LOCAL_URL)
+}
+
+/// `--base-url`'s help, saying where the default points.
+fn base_url_help() -> &'static str {
+    match site_url() {
+        Some(_) => {
+            "The app's address, up to the `?`. The default is the site this folioscope was \
+             built for (FOLIOSCOPE_SITE_URL when it was built)."
+        }
+        None => {
+            "The app's address, up to the `?`. The default is where `cargo xtask serve` \
+             serves the app on this machine, which only you can open: this folioscope was \
+             built without FOLIOSCOPE_SITE_URL, the published site's address."
+        }
+    }
+}
 
 #[derive(Args, Clone, Debug)]
 pub struct LinkArgs {
@@ -26,16 +45,17 @@ pub struct LinkArgs {
     #[arg(long, value_name = "ID")]
     pub preset: Option<String>,
 
-    /// A second kernel, for compare mode (a variant name with +patch/-patch).
+    /// A kernel to compare with, side by side (a variant name with
+    /// +patch/-patch); repeatable, and it replaces a preset's. --patch
+    /// toggles apply to these too.
     #[arg(long, value_name = "KERNEL")]
-    pub compare: Option<String>,
+    pub compare: Vec<String>,
 
     /// Stop after N accesses instead of at the end.
     #[arg(long, value_name = "N")]
     pub step: Option<u64>,
 
-    /// The app's address, up to the `?`.
-    #[arg(long, default_value = DEFAULT_BASE_URL, value_name = "URL")]
+    #[arg(long, default_value = default_base_url(), value_name = "URL", help = base_url_help())]
     pub base_url: String,
 }
 
@@ -49,76 +69,52 @@ pub struct ExportArgs {
     pub events: u64,
 }
 
-/// The scenario options that set a field, by clap's id.
-const SCENARIO_IDS: [&str; 15] = [
-    "kernel",
-    "patches",
-    "file_size",
-    "page_size",
-    "read_ahead_kb",
-    "fault_around_bytes",
-    "madvise",
-    "pattern",
-    "thp",
-    "memory_limit",
-    "exec",
-    "fs",
-    "tmpfs_huge",
-    "tmpfs_file",
-    "hwpoison",
-];
-
 /// The view the options describe. With a preset, only the scenario
 /// options given on the command line change it.
-fn view_of(args: &LinkArgs, matches: &ArgMatches) -> Result<View, CliError> {
-    let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
-    let from_args = args.scenario.scenario().map_err(CliError::Usage)?;
+fn view_of(args: &LinkArgs) -> Result<View, CliError> {
     let mut view = match &args.preset {
-        Some(id) => {
-            if seeds::row(id).is_none() {
-                return Err(CliError::Usage(format!(
-                    "--preset: '{id}' is not a seed row (see `folioscope compare`)"
-                )));
-            }
-            let mut v = parse_link(&format!("?v=1&preset={id}")).view;
-            let s = &mut v.scenario;
-            for id in SCENARIO_IDS.into_iter().filter(|id| given(id)) {
-                match id {
-                    "kernel" | "patches" => s.kernel = from_args.kernel.clone(),
-                    "file_size" => s.file_size = from_args.file_size,
-                    "page_size" => s.page_size = from_args.page_size,
-                    "read_ahead_kb" => s.read_ahead_kb = from_args.read_ahead_kb,
-                    "fault_around_bytes" => s.fault_around_bytes = from_args.fault_around_bytes,
-                    "madvise" => s.madvise = from_args.madvise,
-                    "pattern" => s.pattern = from_args.pattern.clone(),
-                    "thp" => s.thp = from_args.thp,
-                    "memory_limit" => s.memory_limit = from_args.memory_limit,
-                    "exec" => s.exec = from_args.exec,
-                    "hwpoison" => s.hwpoison = from_args.hwpoison,
-                    _ => s.backing = from_args.backing,
-                }
-            }
-            v
-        }
-        None => View {
-            scenario: from_args,
-            ..View::default()
-        },
+        Some(id) => preset(id).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--preset: '{id}' is not a seed row (see `folioscope compare`)"
+            ))
+        })?,
+        None => View::default(),
     };
-    if let Some(c) = &args.compare {
-        view.compare =
-            Some(parse_kernel_label(c).map_err(|e| CliError::Usage(format!("--compare: {e}")))?);
+    args.scenario
+        .apply(&mut view.scenario)
+        .map_err(CliError::Usage)?;
+    if !args.compare.is_empty() {
+        if args.compare.len() >= MAX_KERNELS {
+            return Err(CliError::Usage(format!(
+                "--compare: given {} times; at most {} kernels are compared with the first",
+                args.compare.len(),
+                MAX_KERNELS - 1
+            )));
+        }
+        view.compare = args
+            .compare
+            .iter()
+            .map(|c| parse_kernel_label(c))
+            .collect::<Result<_, _>>()
+            .map_err(|e| CliError::Usage(format!("--compare: {e}")))?;
+    }
+    // --patch toggles every kernel of the view; the first has them already.
+    let toggles = args.scenario.toggles().map_err(CliError::Usage)?;
+    for k in &mut view.compare {
+        *k = with_toggles(k, &toggles);
     }
     let cfg = view
         .scenario
         .config()
-        .map_err(|e| CliError::Usage(format!("{}: {}", flag_of(e.field), e.message)))?;
-    if let Some(b) = &view.compare {
-        let mut other = view.scenario.clone();
-        other.kernel = b.clone();
-        other
-            .config()
-            .map_err(|e| CliError::Usage(format!("--compare: {}", e.message)))?;
+        .map_err(|e| CliError::Usage(format!("{}: {}", option_of(e.field), e.message)))?;
+    for other in view.scenarios().iter().skip(1) {
+        other.config().map_err(|e| {
+            CliError::Usage(format!(
+                "--compare: {}: {}",
+                other.kernel.label(),
+                e.message
+            ))
+        })?;
     }
     let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
     view.step = match args.step {
@@ -138,14 +134,14 @@ fn view_of(args: &LinkArgs, matches: &ArgMatches) -> Result<View, CliError> {
     Ok(view)
 }
 
-pub fn link(args: &LinkArgs, matches: &ArgMatches) -> Result<ExitCode, CliError> {
-    let view = view_of(args, matches)?;
+pub fn link(args: &LinkArgs) -> Result<ExitCode, CliError> {
+    let view = view_of(args)?;
     println!("{}", to_link(&view, &args.base_url));
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn export_command(args: &ExportArgs, matches: &ArgMatches) -> Result<ExitCode, CliError> {
-    let view = view_of(&args.link, matches)?;
+pub fn export_command(args: &ExportArgs) -> Result<ExitCode, CliError> {
+    let view = view_of(&args.link)?;
     let title = match &view.preset {
         Some(id) => seeds::row(id).map(|r| r.title).unwrap_or_default(),
         None => "a scenario".into(),

@@ -16,7 +16,7 @@ mod run;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -61,21 +61,13 @@ impl From<anyhow::Error> for CliError {
     }
 }
 
-/// The matches of the subcommand, to tell options given from defaults.
-fn sub(m: &clap::ArgMatches) -> &clap::ArgMatches {
-    m.subcommand().map(|(_, s)| s).unwrap_or(m)
-}
-
 fn main() -> ExitCode {
     // Piping into `head` must end the program quietly, as for any Unix tool.
     #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let parsed = Cli::command()
-        .try_get_matches()
-        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
-    let (cli, matches) = match parsed {
+    let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -95,8 +87,8 @@ fn main() -> ExitCode {
         Command::Check(a) => check::check(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Kernels => kernels::kernels(),
-        Command::Link(a) => link::link(&a, sub(&matches)),
-        Command::Export(a) => link::export_command(&a, sub(&matches)),
+        Command::Link(a) => link::link(&a),
+        Command::Export(a) => link::export_command(&a),
     };
     match result {
         Ok(code) => code,

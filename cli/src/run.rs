@@ -8,8 +8,9 @@ use clap::Args;
 use folioscope_core::{Config, Event, NoEvents, Simulation, Summary};
 use folioscope_scenario::{text::event_line, Report};
 
-use crate::args::{flag_of, ScenarioArgs};
+use crate::args::ScenarioArgs;
 use crate::CliError;
+use folioscope_scenario::params::option_of;
 
 #[derive(Args, Clone, Debug)]
 pub struct RunArgs {
@@ -37,7 +38,7 @@ pub fn config_of(args: &ScenarioArgs) -> Result<Config, CliError> {
     let scenario = args.scenario().map_err(CliError::Usage)?;
     scenario
         .config()
-        .map_err(|e| CliError::Usage(format!("{}: {}", flag_of(e.field), e.message)))
+        .map_err(|e| CliError::Usage(format!("{}: {}", option_of(e.field), e.message)))
 }
 
 /// Runs the model to `target` (or the end), with a progress bar on a

@@ -3,6 +3,8 @@
 
 use std::process::Command;
 
+use folioscope_scenario::link::{site_url, LOCAL_URL};
+
 fn folioscope(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_folioscope"))
         .args(args)
@@ -19,6 +21,11 @@ fn folioscope(args: &[&str]) -> (i32, String, String) {
 fn bad_input_is_one_line_naming_the_option_and_exit_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["run", "--file-size", "0"], "--file-size"),
+        // A value that starts with '-' is a bad value, not an unknown option.
+        (&["run", "--file-size", "-5"], "--file-size"),
+        (&["run", "--read-ahead-kb", "-1"], "--read-ahead-kb"),
+        (&["run", "--thp", "maybe"], "--thp"),
+        (&["run", "--exec", "sometimes"], "--exec"),
         (&["run", "--file-size", "lots"], "--file-size"),
         (&["run", "--file-size", "99999T"], "--file-size"),
         (&["run", "--page-size", "3000"], "--page-size"),
@@ -72,6 +79,22 @@ fn bad_input_is_one_line_naming_the_option_and_exit_2() {
         (&["compare", "seed-9"], "seed"),
         (&["link", "--preset", "nope"], "--preset"),
         (&["link", "--compare", "v0"], "--compare"),
+        (
+            &[
+                "link",
+                "--compare",
+                "v6.18",
+                "--compare",
+                "v6.18",
+                "--compare",
+                "v6.18",
+            ],
+            "--compare",
+        ),
+        (
+            &["link", "--preset", "seed000-rev-huge", "--patch", "+x"],
+            "--patch",
+        ),
         (&["link", "--step", "99999999"], "--step"),
         (&["link", "--base-url", "http://x/?a=1"], "--base-url"),
         (&["export", "--file-size", "0"], "--file-size"),
@@ -84,6 +107,52 @@ fn bad_input_is_one_line_naming_the_option_and_exit_2() {
         assert!(stderr.contains(name), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn help_shows_every_scenario_options_value_and_default() {
+    let (code, out, _) = folioscope(&["run", "--help"]);
+    assert_eq!(code, 0);
+    for p in &folioscope_scenario::params::PARAMS {
+        let option = format!("--{}", p.flag);
+        let at = out
+            .find(&option)
+            .unwrap_or_else(|| panic!("{option} missing"));
+        let entry = &out[at..];
+        let entry = &entry[..entry[2..].find("\n      --").map_or(entry.len(), |e| e + 2)];
+        assert!(entry.contains(p.value_name), "{entry}");
+        assert!(
+            entry.contains(&format!("[default: {}]", p.default)),
+            "{entry}"
+        );
+    }
+    assert!(out.contains("--thp <on|off>"), "{out}");
+}
+
+#[test]
+fn base_url_help_says_where_the_default_points() {
+    let (code, out, _) = folioscope(&["link", "--help"]);
+    assert_eq!(code, 0);
+    let base = site_url().unwrap_or(LOCAL_URL);
+    assert!(out.contains(&format!("[default: {base}]")), "{out}");
+    assert!(out.contains("FOLIOSCOPE_SITE_URL"), "{out}");
+    let (_, out, _) = folioscope(&["link"]);
+    assert_eq!(out.trim(), format!("{base}?v=1"));
+}
+
+#[test]
+fn exec_alone_switches_it_on() {
+    for args in [
+        &["--exec"][..],
+        &["--exec", "on"],
+        &["--exec", "--thp", "on"],
+    ] {
+        let (code, out, err) = folioscope(&[&["link", "--base-url", ""], args].concat());
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out.trim(), "?v=1&exec=on", "{args:?}");
+    }
+    let (_, out, _) = folioscope(&["link", "--base-url", "", "--exec", "off"]);
+    assert_eq!(out.trim(), "?v=1");
 }
 
 #[test]
@@ -183,6 +252,37 @@ fn link_and_export_write_what_the_app_opens() {
         out.trim(),
         "?v=1&preset=seed000-rev-huge&madvise=sequential"
     );
+    // --patch acts on the preset's kernels, every one of them, and keeps
+    // the preset.
+    let (code, out, err) = folioscope(&[
+        "link",
+        "--preset",
+        "seed000-rev-huge",
+        "--patch",
+        "+desc-ra-2-hugepage",
+        "--base-url",
+        "",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.trim(),
+        "?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2+desc-ra-2-hugepage,\
+         v7.4-rc2+desc-ra,v7.4-rc2-before-0b9c0aeba938+desc-ra-2-hugepage"
+    );
+    // --compare replaces the preset's other kernels.
+    let (_, out, _) = folioscope(&[
+        "link",
+        "--preset",
+        "seed000-rev-huge",
+        "--compare",
+        "v7.4-rc2+desc-ra",
+        "--base-url",
+        "",
+    ]);
+    assert_eq!(
+        out.trim(),
+        "?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-ra"
+    );
     let (code, out, err) = folioscope(&[
         "export",
         "--kernel",
@@ -201,18 +301,29 @@ fn link_and_export_write_what_the_app_opens() {
         "2",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.lines().all(|l| l.chars().count() <= 78), "{out}");
-    // The link is longer than a line: wrapped in <...>, and joined again.
+    // The link, however long, is one line that starts with the default
+    // base; every other line fits 78 columns.
+    let base = site_url().unwrap_or(LOCAL_URL);
+    let link =
+        format!("{base}?v=1&kernel=v6.18,v7.4-rc2&size=64M&madvise=hugepage&pattern=rev&step=100");
+    assert!(out.lines().any(|l| l == link), "{out}");
     assert!(
-        out.contains("<http://127.0.0.1:8080/?v=1&kernel=v6.18,v7.4-rc2&size=64M"),
+        out.lines()
+            .filter(|l| *l != link)
+            .all(|l| l.chars().count() <= 78),
         "{out}"
     );
     let parsed = folioscope_scenario::export::parse_text(&out).unwrap();
     assert_eq!(parsed.ignored, vec![]);
     assert_eq!(parsed.view.step, Some(100));
     assert_eq!(
-        parsed.view.compare.map(|k| k.label()),
-        Some("v7.4-rc2".into())
+        parsed
+            .view
+            .compare
+            .iter()
+            .map(|k| k.label())
+            .collect::<Vec<_>>(),
+        ["v7.4-rc2"]
     );
 }
 

@@ -6,7 +6,9 @@ export async function run({ newPage, expect, shot, text, log }) {
   expect(page.loadMs < 3000, `the page took ${page.loadMs} ms to render`);
   expect((await page.textContent('h1')).includes('folioscope'), 'no title');
   expect((await text(page, 'kernel')) === 'v7.4-rc2', 'kernel label');
-  expect((await page.$('[data-testid="strip-b"]')) !== null, 'the default preset compares two kernels');
+  // The default preset, seed000-rev-huge, compares every kernel of its row.
+  expect((await page.$('[data-testid="strip-b"]')) !== null, 'the default preset compares a second kernel');
+  expect((await page.$('[data-testid="strip-c"]')) !== null, 'and the kernel before 0b9c0aeba938');
   // The strip has pixels of more than one colour.
   const colours = await page.evaluate(() => {
     const c = document.querySelector('[data-testid="strip"]');

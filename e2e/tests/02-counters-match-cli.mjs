@@ -14,8 +14,9 @@ async function counters(page, text, suffix = '') {
 
 export async function run({ newPage, cli, expectEq, text }) {
   const page = await newPage();
-  // The default preset: v7.4-rc2 against v7.4-rc2+desc-ra.
-  const sides = [['', 'v7.4-rc2'], ['-b', 'v7.4-rc2+desc-ra']];
+  // The default preset: v7.4-rc2 against v7.4-rc2+desc-ra and the kernel
+  // before 0b9c0aeba938.
+  const sides = [['', 'v7.4-rc2'], ['-b', 'v7.4-rc2+desc-ra'], ['-c', 'v7.4-rc2-before-0b9c0aeba938']];
   for (const step of [null, 1, 700, 150000]) {
     if (step !== null) {
       await page.evaluate((s) => {

@@ -1,5 +1,5 @@
 // Jump-to-step and frame times in the browser, on the default preset
-// (524,288 accesses of a 2 GiB file, two kernels side by side). A jump's
+// (524,288 accesses of a 2 GiB file, its three kernels side by side). A jump's
 // cost is the main thread's work from the input to the painted frame
 // (script, style, layout, paint), taken from a Chromium trace. The
 // figures are recorded in target/e2e/timing.json, not asserted: speed

@@ -29,8 +29,10 @@ export async function run({ newPage, expect, expectEq, text, cli, cliText, shot 
   // The CLI writes the same link.
   const cliLink = cliText(['link', '--preset', 'seed000-rev-huge', '--step', '51234', '--base-url', '']).trim();
   expectEq(cliLink, '?v=1&preset=seed000-rev-huge&step=51234', 'folioscope link');
-  // The address settles on the canonical link, without a new entry.
-  await page.waitForFunction(() => location.search === '?v=1&preset=seed000-rev-huge&step=51234');
+  // The address settles on the canonical link, without a new entry: the
+  // preset compares three kernels, so the link's two stay named.
+  await page.waitForFunction(() => location.search === '?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-ra&step=51234');
+  expect((await page.$('[data-testid="strip-c"]')) === null, 'two kernels, as the link names');
 
   // Bad parameters: named, and left at their defaults.
   const bad = await newPage('?v=1&size=0&bogus=1&step=abc&zoom=9-2');
@@ -84,13 +86,42 @@ export async function run({ newPage, expect, expectEq, text, cli, cliText, shot 
   // Copy as text, then open that text in a fresh page.
   await nav.click('[data-testid="copy-text"]');
   const mail = await nav.inputValue('[data-testid="shared-text"]');
-  expect(mail.split('\n').every((l) => l.length <= 78), 'the text fits 78 columns');
+  // The link is one line, never cut; every other line fits 78 columns.
+  const linkLine = mail.split('\n').find((l) => l.includes('?v=1'));
+  expect(linkLine && linkLine.startsWith('http') && !linkLine.includes(' '), `the link is whole on its line: ${linkLine}`);
+  expect(mail.split('\n').every((l) => l === linkLine || l.length <= 78), 'the text fits 78 columns');
   expect(mail.includes('major faults'), 'the text has the figures');
   const fresh = await newPage();
   await fresh.click('[data-testid="open-text"]');
   await fresh.fill('[data-testid="open-text-input"]', 'some words\n' + mail + '\nthanks');
   await fresh.click('[data-testid="open-text-go"]');
   await fresh.waitForFunction(() => document.querySelector('[data-testid="step"]').textContent.startsWith('300 '));
+  // The mail round trip through a reply: quoted twice, and cut at 40
+  // columns by a mail client, the link opens the same view.
+  const rewrap = (text, width) => text.split('\n').flatMap((line) => {
+    const quote = line.match(/^(> ?)*/)[0];
+    const out = [];
+    let rest = line;
+    while (rest.length > width) {
+      let cut = rest.lastIndexOf(' ', width);
+      if (cut <= quote.length) cut = width;
+      out.push(rest.slice(0, cut));
+      rest = quote + rest.slice(cut).trimStart();
+    }
+    out.push(rest);
+    return out;
+  }).join('\n');
+  const reply = rewrap(mail.split('\n').map((l) => '>> ' + l).join('\n'), 40);
+  expect(reply.split('\n').length > mail.split('\n').length, 'the reply was re-wrapped');
+  await fresh.evaluate(() => document.activeElement && document.activeElement.blur());
+  await fresh.keyboard.press('Home');
+  await fresh.waitForFunction(() => document.querySelector('[data-testid="step"]').textContent.startsWith('0 '));
+  await fresh.click('[data-testid="open-text"]');
+  await fresh.fill('[data-testid="open-text-input"]', 'On Monday someone wrote:\n' + reply + '\n\nI see it too.');
+  await fresh.click('[data-testid="open-text-go"]');
+  await fresh.waitForFunction(() => document.querySelector('[data-testid="step"]').textContent.startsWith('300 '));
+  expectEq(await text(fresh, 'kernel'), 'v7.4-rc2', 'the kernel survives the reply');
+  expect((await fresh.$('[data-testid="banner"]')) === null, 'nothing in the reply was ignored');
   // Text without a link is refused, naming the field.
   await fresh.click('[data-testid="open-text"]');
   await fresh.fill('[data-testid="open-text-input"]', 'no link here');

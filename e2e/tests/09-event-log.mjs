@@ -59,5 +59,21 @@ export async function run({ newPage, expect, expectEq, shot }) {
   await page.waitForFunction(() => document.querySelector('[data-testid="log-lines"]').dataset.lines === '0');
   await page.fill('[data-testid="log-filter"]', '');
   await page.waitForFunction((n) => document.querySelector('[data-testid="log-lines"]').dataset.lines === String(n), total);
+
+  // The filters travel in the link: set, the address keeps them, and the
+  // copied link opens a page that filters the same way.
+  await page.click('[data-testid="kind-major"]');
+  await page.fill('[data-testid="log-filter"]', 'mmap_miss');
+  await page.waitForFunction(() => location.search.includes('log_hide=major') && location.search.includes('log_text=mmap_miss'));
+  await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  await page.click('[data-testid="copy-link"]');
+  const copied = await page.inputValue('[data-testid="shared-text"]');
+  expect(copied.includes('log_hide=major') && copied.includes('log_text=mmap_miss'), `the copied link keeps the filters: ${copied}`);
+  const shown = await listed();
+  const again = await newPage('?' + copied.split('?')[1]);
+  expectEq(await again.inputValue('[data-testid="log-filter"]'), 'mmap_miss', 'the text filter');
+  expect(!(await again.isChecked('[data-testid="kind-major"]')), 'major faults stay hidden');
+  expectEq(Number(await again.getAttribute('[data-testid="log-lines"]', 'data-lines')), shown, 'the same lines are listed');
+  await again.context().close();
   await page.context().close();
 }

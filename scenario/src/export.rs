@@ -1,21 +1,28 @@
 //! Plain text for mailing lists, which take no HTML: a view as a summary
-//! of at most 78 columns, with its permalink, and back again.
+//! of at most 78 columns, with its permalink, and back again ([`read`]).
 //!
-//! The text holds the scenario in one line, the permalink, a table of the
+//! The text holds the permalink, the scenario's parameters, a table of the
 //! figures of each kernel at the step (laid out like the seeds' tables),
-//! and optionally the event lines of the accesses around the step. A
-//! permalink longer than a line is wrapped inside `<...>`, as RFC 3986
-//! (appendix C) suggests for URLs in plain text; [`parse_text`] joins it.
+//! and optionally the event lines of the accesses around the step. The
+//! permalink is never wrapped, as kernel mail never wraps lore links: a
+//! wrapped link cannot be clicked, and a reply's quote marks land inside
+//! it. It is kept short instead: parameters at their defaults (or at the
+//! preset's) are left out.
 
 use folioscope_core::{Event, EventSink, NoEvents, Simulation, Summary};
 
-use crate::link::{parse_link, to_link, Parsed, View};
-use crate::parse::{format_pattern, format_size};
+use crate::link::{to_link, View};
+use crate::params::PARAMS;
 use crate::report::ReadPathReport;
 use crate::text::{event_line, wrap};
 use folioscope_core::Scenario;
 
-/// The widest line of an export.
+mod read;
+
+pub use read::parse_text;
+
+/// The widest line of an export, but for the permalink, which is never
+/// wrapped.
 pub const WIDTH: usize = 78;
 
 /// One kernel's figures at the step, and the event lines around it.
@@ -74,60 +81,16 @@ fn run_side(scenario: &Scenario, step: u64, around: u64) -> Result<Side, String>
     })
 }
 
-/// The scenario in one line, as the options that make it.
+/// The scenario in one line (wrapped like any text): every parameter
+/// that applies to it besides the kernel, by its link key, so that a
+/// reader can find each in the link and change it there.
 pub fn describe(s: &Scenario) -> String {
-    let mut t = format!(
-        "{} {} file, {} pages, madvise {}, THP {}, ra_kb {}, fa {}",
-        format_pattern(&s.pattern),
-        format_size(s.file_size),
-        format_size(s.page_size),
-        s.madvise.name(),
-        if s.thp { "on" } else { "off" },
-        s.read_ahead_kb,
-        format_size(s.fault_around_bytes)
-    );
-    if let Some(l) = s.memory_limit {
-        t.push_str(&format!(", memcg {}", format_size(l)));
-    }
-    if s.exec {
-        t.push_str(", VM_EXEC");
-    }
-    if let folioscope_core::Backing::Tmpfs { huge, file } = s.backing {
-        t.push_str(&format!(
-            ", tmpfs huge={} {}",
-            if huge { "always" } else { "never" },
-            file.name()
-        ));
-    }
-    if let Some(p) = s.hwpoison {
-        t.push_str(&format!(", hwpoison {p}"));
-    }
-    t
-}
-
-/// The link as lines: as it is when it fits, else wrapped in `<...>`.
-fn link_lines(link: &str) -> Vec<String> {
-    if link.len() <= WIDTH {
-        return vec![link.to_string()];
-    }
-    let inner = WIDTH - 2;
-    let mut out = Vec::new();
-    let mut rest = link;
-    let mut first = true;
-    while !rest.is_empty() {
-        let cut = rest.floor_char_boundary(inner.min(rest.len()));
-        let (head, tail) = rest.split_at(cut);
-        let mut line = String::new();
-        line.push(if first { '<' } else { ' ' });
-        line.push_str(head);
-        if tail.is_empty() {
-            line.push('>');
-        }
-        out.push(line);
-        rest = tail;
-        first = false;
-    }
-    out
+    PARAMS
+        .iter()
+        .filter(|p| !p.is_kernel() && p.applies_to(s))
+        .map(|p| format!("{} {}", p.key, (p.format)(s)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The view as text for a mail: `base` is the app's address for the
@@ -137,26 +100,23 @@ pub fn export(view: &View, title: &str, base: &str, around: u64) -> Result<Strin
     let cfg = view.scenario.config().map_err(|e| e.to_string())?;
     let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
     let step = view.step.unwrap_or(len).min(len);
-    let mut scenarios = vec![view.scenario.clone()];
-    if let Some(b) = &view.compare {
-        let mut s = view.scenario.clone();
-        s.kernel = b.clone();
-        scenarios.push(s);
-    }
-    let sides = scenarios
+    let sides = view
+        .scenarios()
         .iter()
         .map(|s| run_side(s, step, around))
         .collect::<Result<Vec<_>, _>>()?;
 
     let mut out: Vec<String> = Vec::new();
     out.extend(wrap(&format!("folioscope: {title}"), WIDTH, "  "));
-    out.extend(link_lines(&to_link(view, base)));
+    // Whole, however long: see the module's comment.
+    out.push(to_link(view, base));
     out.push(String::new());
     out.extend(wrap(&describe(&view.scenario), WIDTH, "  "));
     out.push(format!("step {step} of {len}"));
     out.push(String::new());
 
-    let col = if sides.len() == 1 { 52 } else { 26 };
+    // The kernels share 52 columns: 26 each for two, 17 for three.
+    let col = 52 / sides.len().max(1);
     let name_w = WIDTH - 2 - col * sides.len();
     let fit = |s: &str, w: usize| {
         if s.len() > w - 1 {
@@ -245,29 +205,6 @@ pub fn export(view: &View, title: &str, base: &str, around: u64) -> Result<Strin
     Ok(text)
 }
 
-/// Rebuilds a view from an exported text, or from a bare permalink. The
-/// error names what is missing.
-pub fn parse_text(text: &str) -> Result<Parsed, String> {
-    // A link wrapped in <...> over several lines.
-    if let Some(open) = text.find("<") {
-        if let Some(len) = text[open..].find('>') {
-            let inner: String = text[open + 1..open + len]
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            if inner.contains("?v=") || inner.contains("&v=") {
-                return Ok(parse_link(&inner));
-            }
-        }
-    }
-    for token in text.split_whitespace() {
-        if token.contains("?v=") || token.starts_with("v=") || token.contains("?preset=") {
-            return Ok(parse_link(token));
-        }
-    }
-    Err("text: no folioscope link in it (a line with ?v=1&...)".into())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,8 +216,9 @@ mod tests {
             "?v=1&kernel=v6.18,v7.4-rc2&size=64M&pattern=rev&madvise=hugepage&step=1000",
         )
         .view;
-        let text = export(&view, "a test", "https://folioscope.example/app/", 3).unwrap();
-        for l in text.lines() {
+        let base = "https://folioscope.example/app/";
+        let text = export(&view, "a test", base, 3).unwrap();
+        for l in text.lines().filter(|l| !l.starts_with(base)) {
             assert!(l.chars().count() <= WIDTH, "{l}");
         }
         assert!(text.contains("major faults"));
@@ -289,25 +227,34 @@ mod tests {
     }
 
     #[test]
-    fn a_long_link_is_wrapped_and_joined() {
+    fn a_long_link_stays_whole_on_its_line() {
         let mut view = parse_link(
-            "?v=1&preset=seed000-rev-huge&step=51234&zoom=100-5000&hide=xarray,log&mark=readahead",
+            "?v=1&preset=seed000-rev-huge&step=1234&zoom=100-5000&hide=xarray,log&mark=readahead",
         )
         .view;
-        view.compare = Some(
-            crate::link::parse_kernel_label(
-                "v7.4-rc2-before-0b9c0aeba938+desc-ra-2-hugepage+desc-ra-3-seq-read",
-            )
-            .unwrap(),
-        );
-        let lines = link_lines(&to_link(
-            &view,
-            "https://folioscope.example/a/very/long/path/",
-        ));
-        assert!(lines.len() > 1);
-        assert!(lines.iter().all(|l| l.len() <= WIDTH));
-        let text = format!("Look at this:\n{}\nThanks.\n", lines.join("\n"));
+        view.scenario.file_size = 64 << 20;
+        view.compare = vec![crate::parse::parse_kernel_label(
+            "v7.4-rc2-before-0b9c0aeba938+desc-ra-2-hugepage+desc-ra-3-seq-read",
+        )
+        .unwrap()];
+        let base = "https://folioscope.example/a/very/long/path/";
+        let link = to_link(&view, base);
+        assert!(link.len() > WIDTH);
+        let text = export(&view, "a test", base, 0).unwrap();
+        assert!(text.lines().any(|l| l == link), "{text}");
         assert_eq!(parse_text(&text).unwrap().view, view);
+    }
+
+    #[test]
+    fn the_scenario_line_names_every_parameter_that_applies() {
+        let view = parse_link("?v=1&preset=seed004-thpon-64k-falloc").view;
+        assert_eq!(
+            describe(&view.scenario),
+            "size 1G, page 4k, ra_kb 8192, fa 64k, madvise normal, thp on, memcg none, \
+             exec off, pattern read:65536, fs tmpfs, tmpfs_huge always, \
+             tmpfs_file fallocated, hwpoison none"
+        );
+        assert!(!describe(&Scenario::default()).contains("tmpfs_"));
     }
 
     #[test]

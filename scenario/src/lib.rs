@@ -2,6 +2,9 @@
 //! the CLI and the web app.
 //!
 //! - [`parse`]: sizes, patterns, madvise modes, kernels and trace files;
+//! - [`params`]: every scenario parameter defined once (option, link
+//!   key, label, parser, formatter, default, help), which the CLI, links,
+//!   the web panel and the mail text read;
 //! - [`Scenario`]: the parameters with the machine's defaults, validated
 //!   into a core `Config`;
 //! - [`report`]: the figures of a run as JSON (the shape `folioscope run`
@@ -24,6 +27,7 @@ pub mod exec_cost;
 pub mod export;
 pub mod link;
 pub mod nnls;
+pub mod params;
 pub mod parse;
 pub mod report;
 pub mod seeds;

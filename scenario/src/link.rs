@@ -6,14 +6,18 @@
 //! or of [`Scenario::default`] without one:
 //! - `v`: the schema version (1; a link without it is read as version 1);
 //! - `preset`: a seed row's id (see `folioscope compare`);
-//! - `kernel`: the kernel, or two separated by a comma for compare mode,
-//!   each a variant name with `+patch` / `-patch` toggles;
+//! - `kernel`: the kernel, or up to [`MAX_KERNELS`] separated by commas
+//!   for compare mode, each a variant name with `+patch` / `-patch`
+//!   toggles; a bad one is named and left at the preset's (or the
+//!   default) kernel of its place, and the others stay;
 //! - `size`, `page`, `ra_kb`, `fa`, `madvise`, `thp`, `memcg`, `exec`,
 //!   `pattern`, `fs`, `tmpfs_huge`, `tmpfs_file`, `hwpoison`: the scenario;
 //! - `step`: accesses done (the end of the run when absent); `ev`: events
 //!   applied inside the next access;
 //! - `zoom`: the pages in view, `FIRST-END`;
 //! - `hide`: closed panels, of `xarray`, `log`, `plots`;
+//! - `log_hide`: the event kinds the event log hides (`io,map`), and
+//!   `log_text`: the text its lines must hold;
 //! - `mark`: what "next" jumps to (`major`, `readahead`, `lotsamiss`);
 //! - `embed=1`, `present=1`: the embedded and presenter frames;
 //! - `predict`: the event kind predict mode pauses before.
@@ -22,17 +26,34 @@
 //! range is left at its default and reported in [`Parsed::ignored`], so
 //! that the app can name it in a banner.
 
-use folioscope_core::{Backing, Kernel, Mark, Patch, TmpfsFile, Variant};
+use std::collections::BTreeSet;
 
-use crate::parse::{
-    format_pattern, format_size, fs_name, parse_fs, parse_madvise, parse_on_off, parse_pattern,
-    parse_size, parse_tmpfs_file,
-};
+use folioscope_core::{EventKind, Kernel, Mark};
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+use crate::params::{by_field, by_key, Param, PARAMS};
+pub use crate::parse::parse_kernel_label;
 use crate::seeds::rows;
 use folioscope_core::Scenario;
 
 /// The schema version links are written with.
 pub const SCHEMA: u32 = 1;
+
+/// The published app's address, up to the `?`, as the build was told
+/// it: `FOLIOSCOPE_SITE_URL` in the environment of the build (`cargo
+/// xtask dist` hands it to Trunk, which hands it to cargo). `None` when
+/// the build names no site: the app then links to wherever it is served,
+/// and the CLI to [`LOCAL_URL`].
+pub fn site_url() -> Option<&'static str> {
+    option_env!("FOLIOSCOPE_SITE_URL").filter(|u| !u.trim().is_empty())
+}
+
+/// Where `cargo xtask serve` serves the app on this machine.
+pub const LOCAL_URL: &str = "http://127.0.0.1:8080/";
+
+/// The most kernels a view compares: as many as the largest seed row
+/// has (seed000-rev-huge, seed003-cold).
+pub const MAX_KERNELS: usize = 3;
 
 /// Which panels are open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +73,15 @@ impl Default for Panels {
     }
 }
 
+/// The event log's filters.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LogFilter {
+    /// Event kinds left out.
+    pub hidden: BTreeSet<EventKind>,
+    /// Text a line must hold (any case); empty for every line.
+    pub text: String,
+}
+
 /// How the app is framed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
@@ -69,8 +99,9 @@ pub struct View {
     pub preset: Option<String>,
     /// The scenario, with side A's kernel.
     pub scenario: Scenario,
-    /// Side B's kernel, in compare mode.
-    pub compare: Option<Kernel>,
+    /// The kernels compared with side A's, run on the same scenario
+    /// (sides B, C, ...); empty outside compare mode.
+    pub compare: Vec<Kernel>,
     /// Accesses done; `None` is the end of the run.
     pub step: Option<u64>,
     /// Events applied inside access `step + 1`.
@@ -78,6 +109,7 @@ pub struct View {
     /// Pages in view, `[first, end)`; `None` is the whole file.
     pub zoom: Option<(u64, u64)>,
     pub panels: Panels,
+    pub log: LogFilter,
     pub mark: Mark,
     pub mode: Mode,
     pub predict: Option<Mark>,
@@ -88,11 +120,12 @@ impl Default for View {
         View {
             preset: None,
             scenario: Scenario::default(),
-            compare: None,
+            compare: Vec::new(),
             step: None,
             event: None,
             zoom: None,
             panels: Panels::default(),
+            log: LogFilter::default(),
             mark: Mark::MajorFault,
             mode: Mode::Full,
             predict: None,
@@ -136,116 +169,70 @@ fn parse_mark(text: &str) -> Result<Mark, String> {
         .ok_or_else(|| format!("'{text}' is not one of major, readahead, lotsamiss"))
 }
 
-/// Parses a kernel as [`Kernel::label`] writes it: a variant name, then
-/// `+patch` or `-patch` for each difference from it. Variant and patch
-/// names hold `+` and `-` themselves (`v7.1-rc5+fbatch`,
-/// `fbatch-5-folio-batch`), so every way of reading the label is tried,
-/// longest names first.
-pub fn parse_kernel_label(label: &str) -> Result<Kernel, String> {
-    // Form encoding turns '+' into a space; labels never hold spaces.
-    let label = label.trim().replace(' ', "+");
-    let mut variants: Vec<Variant> = Variant::ALL
-        .into_iter()
-        .filter(|v| label.starts_with(v.name()))
-        .collect();
-    variants.sort_by_key(|v| std::cmp::Reverse(v.name().len()));
-    if variants.is_empty() {
-        return Err(format!("'{label}' does not start with a known kernel"));
-    }
-    for v in variants {
-        let mut kernel = Kernel::from_variant(v);
-        if toggles(&label[v.name().len()..], &mut kernel) {
-            return Ok(kernel);
-        }
-    }
-    Err(format!(
-        "'{label}' is a kernel followed by something other than +patch or -patch"
-    ))
-}
-
-/// Reads `+name` / `-name` toggles into `kernel`; false if `rest` is not
-/// a sequence of them.
-fn toggles(rest: &str, kernel: &mut Kernel) -> bool {
-    if rest.is_empty() {
-        return true;
-    }
-    let on = match rest.as_bytes()[0] {
-        b'+' => true,
-        b'-' => false,
-        _ => return false,
-    };
-    let after = &rest[1..];
-    let mut candidates: Vec<(&str, Patch)> = crate::parse::patch_spellings()
-        .filter(|(name, _)| after.starts_with(name))
-        .collect();
-    candidates.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
-    for (name, p) in candidates {
-        let mut k = kernel.clone();
-        k.patches = if on {
-            k.patches.with(p)
-        } else {
-            k.patches.without(p)
-        };
-        if toggles(&after[name.len()..], &mut k) {
-            *kernel = k;
-            return true;
-        }
-    }
-    false
-}
-
-/// The scenario and compare kernel a preset starts from.
-fn preset_base(id: &str) -> Option<(Scenario, Option<Kernel>)> {
+/// The view a preset opens: the seed row's scenario with its first
+/// kernel, compared with every other kernel of the row. This is the one
+/// place a preset becomes a view; the CLI and the app call it too.
+pub fn preset(id: &str) -> Option<View> {
     static ROWS: std::sync::OnceLock<Vec<crate::seeds::Row>> = std::sync::OnceLock::new();
     let r = ROWS.get_or_init(rows).iter().find(|r| r.id == id)?;
-    let mut s = r.scenario.clone();
-    s.kernel = r.columns.first()?.kernel.clone();
-    Some((s, r.columns.get(1).map(|c| c.kernel.clone())))
+    let (first, rest) = r.columns.split_first()?;
+    Some(View {
+        preset: Some(r.id.clone()),
+        scenario: Scenario {
+            kernel: first.kernel.clone(),
+            ..r.scenario.clone()
+        },
+        compare: rest.iter().map(|c| c.kernel.clone()).collect(),
+        ..View::default()
+    })
 }
 
 /// The view a link starts from: the preset's, or the default.
 fn base_of(preset: Option<&str>) -> View {
-    let mut v = View::default();
-    if let Some((scenario, compare)) = preset.and_then(preset_base) {
-        v.preset = preset.map(str::to_string);
-        v.scenario = scenario;
-        v.compare = compare;
-    }
-    v
+    preset.and_then(self::preset).unwrap_or_default()
 }
 
-/// Percent-decodes `%XX`; anything else stays as it is.
-fn decode(text: &str) -> Result<String, String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| "a bad %-escape".to_string())?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+impl View {
+    /// Every kernel on screen: side A's, then the compared ones.
+    pub fn kernels(&self) -> impl Iterator<Item = &Kernel> {
+        std::iter::once(&self.scenario.kernel).chain(&self.compare)
     }
-    String::from_utf8(out).map_err(|_| "not UTF-8".to_string())
+
+    /// The scenario of each kernel on screen.
+    pub fn scenarios(&self) -> Vec<Scenario> {
+        self.kernels()
+            .map(|k| Scenario {
+                kernel: k.clone(),
+                ..self.scenario.clone()
+            })
+            .collect()
+    }
+}
+
+/// The characters a link writes as they are: besides letters and digits,
+/// those that kernel labels, sizes and patterns are made of, so that a
+/// link stays readable in a mail.
+const LINK_SAFE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b':')
+    .remove(b',')
+    .remove(b'+');
+
+/// Percent-decodes a key or value. A `%` not followed by two hex digits
+/// stays as it is, as browsers read it; the bytes must be UTF-8.
+fn decode(text: &str) -> Result<String, String> {
+    percent_decode_str(text)
+        .decode_utf8()
+        .map(|s| s.into_owned())
+        .map_err(|_| "not UTF-8 once %-escapes are decoded".to_string())
 }
 
 /// Percent-encodes all but the characters links are readable with.
 fn encode(text: &str) -> String {
-    let mut out = String::new();
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~:,+".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, LINK_SAFE).to_string()
 }
 
 /// The query part of a link, or of a URL that holds one.
@@ -259,144 +246,23 @@ fn query_of(text: &str) -> &str {
 }
 
 /// The parameters besides the scenario's.
-const VIEW_PARAMS: [&str; 11] = [
-    "v", "preset", "kernel", "step", "ev", "zoom", "hide", "mark", "embed", "present", "predict",
+const VIEW_PARAMS: [&str; 13] = [
+    "v", "preset", "kernel", "step", "ev", "zoom", "hide", "log_hide", "log_text", "mark", "embed",
+    "present", "predict",
 ];
 
-/// The scenario parameters, in the order they are written and applied.
-const SCENARIO_PARAMS: [&str; 13] = [
-    "size",
-    "page",
-    "ra_kb",
-    "fa",
-    "madvise",
-    "thp",
-    "memcg",
-    "exec",
-    "pattern",
-    "fs",
-    "tmpfs_huge",
-    "tmpfs_file",
-    "hwpoison",
-];
-
-/// The link parameter that sets a scenario's field, for errors that name
-/// a field rather than a parameter.
-fn param_of_field(field: &str) -> &'static str {
-    match field {
-        "file_size" => "size",
-        "page_size" => "page",
-        "read_ahead_kb" => "ra_kb",
-        "fault_around_bytes" => "fa",
-        "madvise" => "madvise",
-        "thp" => "thp",
-        "memory_limit" => "memcg",
-        "exec" => "exec",
-        "pattern" => "pattern",
-        "tmpfs_huge" => "tmpfs_huge",
-        "hwpoison" => "hwpoison",
-        "kernel" => "kernel",
-        _ => "pattern",
-    }
+/// The scenario parameters links carry besides the kernels, in the
+/// order they are written and applied.
+fn scenario_params() -> impl Iterator<Item = &'static Param> {
+    PARAMS.iter().filter(|p| !p.is_kernel())
 }
 
-/// Sets one scenario parameter.
-fn apply_param(s: &mut Scenario, key: &str, value: &str) -> Result<(), String> {
-    match key {
-        "size" => s.file_size = parse_size(value)?,
-        "page" => s.page_size = parse_size(value)?,
-        "ra_kb" => {
-            s.read_ahead_kb = value
-                .parse()
-                .map_err(|_| format!("'{value}' is not a whole number"))?
-        }
-        "fa" => s.fault_around_bytes = parse_size(value)?,
-        "madvise" => s.madvise = parse_madvise(value)?,
-        "thp" => s.thp = parse_on_off(value)?,
-        "memcg" => {
-            s.memory_limit = match value {
-                "none" => None,
-                v => Some(parse_size(v)?),
-            }
-        }
-        "exec" => s.exec = parse_on_off(value)?,
-        "pattern" => {
-            if value.starts_with("trace") {
-                return Err("a trace cannot travel in a link; use a preset".into());
-            }
-            s.pattern = parse_pattern(value, None)?
-        }
-        "fs" => {
-            s.backing = if parse_fs(value)? {
-                match s.backing {
-                    b @ Backing::Tmpfs { .. } => b,
-                    Backing::Disk => Backing::Tmpfs {
-                        huge: false,
-                        file: TmpfsFile::Written,
-                    },
-                }
-            } else {
-                Backing::Disk
-            }
-        }
-        "tmpfs_huge" | "tmpfs_file" => match &mut s.backing {
-            Backing::Tmpfs { huge, file } => {
-                if key == "tmpfs_huge" {
-                    *huge = match value {
-                        "always" => true,
-                        "never" => false,
-                        _ => return Err(format!("'{value}' is not always or never")),
-                    }
-                } else {
-                    *file = parse_tmpfs_file(value)?
-                }
-            }
-            Backing::Disk => return Err("only for fs=tmpfs".into()),
-        },
-        "hwpoison" => {
-            s.hwpoison = match value {
-                "none" => None,
-                v => Some(
-                    v.parse()
-                        .map_err(|_| format!("'{v}' is not a page number"))?,
-                ),
-            }
-        }
-        _ => unreachable!("only scenario parameters come here"),
+/// Sets one scenario parameter from a link.
+fn apply_param(s: &mut Scenario, p: &Param, value: &str) -> Result<(), String> {
+    if p.key == "pattern" && value.trim().starts_with("trace") {
+        return Err("a trace cannot travel in a link; use a preset".into());
     }
-    Ok(())
-}
-
-/// The value of one scenario parameter, as a link writes it.
-fn param_value(s: &Scenario, key: &str) -> String {
-    match key {
-        "size" => format_size(s.file_size),
-        "page" => format_size(s.page_size),
-        "ra_kb" => s.read_ahead_kb.to_string(),
-        "fa" => format_size(s.fault_around_bytes),
-        "madvise" => s.madvise.name().into(),
-        "thp" => if s.thp { "on" } else { "off" }.into(),
-        "memcg" => s
-            .memory_limit
-            .map(format_size)
-            .unwrap_or_else(|| "none".into()),
-        "exec" => if s.exec { "on" } else { "off" }.into(),
-        "pattern" => format_pattern(&s.pattern),
-        "fs" => fs_name(s.backing).into(),
-        "tmpfs_huge" => match s.backing {
-            Backing::Tmpfs { huge: true, .. } => "always".into(),
-            _ => "never".into(),
-        },
-        "tmpfs_file" => match s.backing {
-            Backing::Tmpfs { file, .. } => file.name().into(),
-            Backing::Disk => TmpfsFile::Written.name().into(),
-        },
-        "hwpoison" => s
-            .hwpoison
-            .map(|p| p.to_string())
-            .unwrap_or_else(|| "none".into()),
-        _ => String::new(),
-    }
+    (p.parse)(s, value)
 }
 
 /// The number of accesses in a scenario, if it is valid.
@@ -434,7 +300,7 @@ pub fn parse_link(text: &str) -> Parsed {
         };
         if key.is_empty() {
             ignore("(no name)", format!("'{part}' has no parameter name"));
-        } else if !VIEW_PARAMS.contains(&key.as_str()) && !SCENARIO_PARAMS.contains(&key.as_str()) {
+        } else if !VIEW_PARAMS.contains(&key.as_str()) && by_key(&key).is_none() {
             ignore(&key, "not a folioscope link parameter".into());
         } else if pairs.iter().any(|(k, _)| *k == key) {
             ignore(&key, "given twice; the first one counts".into());
@@ -458,7 +324,7 @@ pub fn parse_link(text: &str) -> Parsed {
         }
     }
     let preset = match get("preset") {
-        Some(id) if preset_base(id).is_some() => Some(id),
+        Some(id) if preset(id).is_some() => Some(id),
         Some(id) => {
             ignore("preset", format!("'{id}' is not a preset"));
             None
@@ -469,88 +335,100 @@ pub fn parse_link(text: &str) -> Parsed {
 
     // The scenario: each parameter on its own, then the whole, dropping
     // whichever parameter the model's validation names.
-    let mut applied: Vec<&str> = Vec::new();
+    let mut applied: Vec<&'static Param> = Vec::new();
     let mut scenario = view.scenario.clone();
-    for key in SCENARIO_PARAMS {
-        if let Some(value) = get(key) {
+    for p in scenario_params() {
+        if let Some(value) = get(p.key) {
             let mut next = scenario.clone();
-            match apply_param(&mut next, key, value) {
+            match apply_param(&mut next, p, value) {
                 Ok(()) => {
                     scenario = next;
-                    applied.push(key);
+                    applied.push(p);
                 }
-                Err(e) => ignore(key, e),
+                Err(e) => ignore(p.key, e),
             }
-        }
-    }
-    if let Some(value) = get("kernel") {
-        let mut kernels = value.split(',');
-        let a = kernels.next().map(parse_kernel_label);
-        let b = kernels.next().map(parse_kernel_label);
-        match (a, b, kernels.next()) {
-            (_, _, Some(_)) => ignore("kernel", "at most two kernels".into()),
-            (Some(Ok(a)), None, None) => {
-                scenario.kernel = a;
-                view.compare = None;
-            }
-            (Some(Ok(a)), Some(Ok(b)), None) => {
-                scenario.kernel = a;
-                view.compare = Some(b);
-            }
-            (Some(Err(e)), _, _) | (_, Some(Err(e)), _) => ignore("kernel", e),
-            (None, _, _) => ignore("kernel", "empty".into()),
         }
     }
     // Validate the whole; revert the parameter the model names, or if
-    // that was not given, the one applied last, until the scenario holds.
-    let kernel_given = get("kernel").is_some();
+    // that was not given (or the model names a field no parameter sets),
+    // the one applied last, until the scenario holds. The kernel is the
+    // base's here, which holds with any scenario; the link's kernels are
+    // checked after.
+    let same = |a: &Param, b: &Param| a.key == b.key;
     let mut rounds = 0;
     while let Err(e) = scenario.config() {
         rounds += 1;
-        if rounds > SCENARIO_PARAMS.len() + 2 {
+        if rounds > PARAMS.len() + 2 {
             scenario = view.scenario.clone();
             break;
         }
-        let named = param_of_field(e.field);
-        let culprit = if named == "kernel" && kernel_given {
-            "kernel"
-        } else if applied.contains(&named) {
-            named
-        } else if let Some(last) = applied.last() {
-            last
-        } else {
-            scenario = view.scenario.clone();
-            ignore(named, e.message.clone());
-            break;
+        let named = by_field(e.field);
+        let named_key = named.map_or(e.field, |p| p.key);
+        let culprit = match named {
+            Some(p) if applied.iter().any(|q| same(p, q)) => p,
+            _ => match applied.last() {
+                Some(last) => *last,
+                None => {
+                    scenario = view.scenario.clone();
+                    ignore(named_key, e.message.clone());
+                    break;
+                }
+            },
         };
-        if culprit == "kernel" {
-            scenario.kernel = view.scenario.kernel.clone();
-            view.compare = base_of(preset).compare;
-        } else {
-            let base = param_value(&view.scenario, culprit);
-            if apply_param(&mut scenario, culprit, &base).is_err() {
-                scenario = view.scenario.clone();
-                applied.clear();
-            }
-            applied.retain(|p| *p != culprit);
+        let base = (culprit.format)(&view.scenario);
+        if apply_param(&mut scenario, culprit, &base).is_err() {
+            scenario = view.scenario.clone();
+            applied.clear();
         }
-        let why = if culprit == named {
+        applied.retain(|q| !same(q, culprit));
+        let why = if named.is_some_and(|p| same(p, culprit)) {
             e.message.clone()
         } else {
-            format!("does not fit the rest ({named}: {})", e.message)
+            format!("does not fit the rest ({named_key}: {})", e.message)
         };
-        ignore(culprit, why);
-        if culprit == "kernel" && applied.is_empty() && scenario.config().is_err() {
-            scenario = view.scenario.clone();
-            break;
-        }
+        ignore(culprit.key, why);
     }
-    if let Some(b) = &view.compare {
-        let mut other = scenario.clone();
-        other.kernel = b.clone();
-        if let Err(e) = other.config() {
-            ignore("kernel", format!("the second kernel: {}", e.message));
-            view.compare = None;
+    // The kernels, each on its own: a bad one is named and its place
+    // keeps the base's kernel (or is left out), so that a typo in one
+    // keeps the others and the comparison.
+    if let Some(value) = get("kernel") {
+        let labels: Vec<&str> = value.split(',').collect();
+        if labels.len() > MAX_KERNELS {
+            ignore(
+                "kernel",
+                format!(
+                    "{} kernels; at most {MAX_KERNELS} are compared",
+                    labels.len()
+                ),
+            );
+        } else {
+            let base: Vec<Kernel> = view.kernels().cloned().collect();
+            let mut kernels = Vec::new();
+            for (i, label) in labels.into_iter().enumerate() {
+                let checked = parse_kernel_label(label).and_then(|k| {
+                    let mut s = scenario.clone();
+                    s.kernel = k.clone();
+                    match s.config() {
+                        Err(e) => Err(format!("'{}': {}", k.label(), e.message)),
+                        Ok(_) => Ok(k),
+                    }
+                });
+                match (checked, base.get(i)) {
+                    (Ok(k), _) => kernels.push(k),
+                    (Err(e), Some(k)) => {
+                        ignore(
+                            "kernel",
+                            format!("{e}; kernel {} stays {}", i + 1, k.label()),
+                        );
+                        kernels.push(k.clone());
+                    }
+                    (Err(e), None) => ignore("kernel", format!("{e}; left out")),
+                }
+            }
+            if !kernels.is_empty() {
+                scenario.kernel = kernels.remove(0);
+                view.compare = kernels;
+            }
         }
     }
     view.scenario = scenario;
@@ -614,6 +492,25 @@ pub fn parse_link(text: &str) -> Parsed {
             view.panels = panels;
         }
     }
+    if let Some(v) = get("log_hide") {
+        let kinds: Result<BTreeSet<EventKind>, String> = v
+            .split(',')
+            .filter(|n| !n.is_empty())
+            .map(|name| {
+                EventKind::ALL
+                    .into_iter()
+                    .find(|k| k.name() == name)
+                    .ok_or_else(|| format!("'{name}' is not an event kind ({})", kind_names()))
+            })
+            .collect();
+        match kinds {
+            Ok(hidden) => view.log.hidden = hidden,
+            Err(e) => ignore("log_hide", e),
+        }
+    }
+    if let Some(v) = get("log_text") {
+        view.log.text = v.to_string();
+    }
     if let Some(v) = get("mark") {
         match parse_mark(v) {
             Ok(m) => view.mark = m,
@@ -638,22 +535,24 @@ pub fn parse_link(text: &str) -> Parsed {
 }
 
 impl View {
-    /// Every field spelled out, defaults included: what a link opens,
-    /// pinned by the tests so that old links keep opening the same view.
+    /// Every field spelled out, defaults included (but for the log's
+    /// filters, written only when set): what a link opens, pinned by the
+    /// tests so that old links keep opening the same view.
     pub fn explain(&self) -> String {
         let mut parts = vec![
             format!("preset={}", self.preset.as_deref().unwrap_or("-")),
             format!("kernel={}", self.scenario.kernel.label()),
             format!(
                 "compare={}",
-                self.compare
-                    .as_ref()
-                    .map(|k| k.label())
-                    .unwrap_or("-".into())
+                if self.compare.is_empty() {
+                    "-".into()
+                } else {
+                    labels(&self.compare)
+                }
             ),
         ];
-        for key in SCENARIO_PARAMS {
-            parts.push(format!("{key}={}", param_value(&self.scenario, key)));
+        for p in scenario_params() {
+            parts.push(format!("{}={}", p.key, (p.format)(&self.scenario)));
         }
         parts.push(format!(
             "step={}",
@@ -675,6 +574,15 @@ impl View {
             if self.panels.log { "l" } else { "-" },
             if self.panels.plots { "p" } else { "-" }
         ));
+        // The log's filters came after the first pinned links; they are
+        // spelled out only when set, so that those read as they did.
+        if !self.log.hidden.is_empty() {
+            let names: Vec<&str> = self.log.hidden.iter().map(|k| k.name()).collect();
+            parts.push(format!("log_hide={}", names.join(",")));
+        }
+        if !self.log.text.is_empty() {
+            parts.push(format!("log_text={:?}", self.log.text));
+        }
         parts.push(format!("mark={}", mark_name(self.mark)));
         parts.push(format!("mode={:?}", self.mode));
         parts.push(format!(
@@ -685,6 +593,20 @@ impl View {
     }
 }
 
+/// The event kinds' names, for errors.
+fn kind_names() -> String {
+    EventKind::ALL.map(EventKind::name).join(", ")
+}
+
+/// Kernels as a link lists them: labels separated by commas.
+fn labels(kernels: &[Kernel]) -> String {
+    kernels
+        .iter()
+        .map(Kernel::label)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Writes the view as a link: `base` (up to and without `?`), then the
 /// parameters that differ from the defaults.
 pub fn to_link(view: &View, base: &str) -> String {
@@ -693,23 +615,14 @@ pub fn to_link(view: &View, base: &str) -> String {
     if let Some(p) = &view.preset {
         q.push(("preset", p.clone()));
     }
-    let (a, b) = (&view.scenario.kernel, &view.compare);
-    if *a != defaults.scenario.kernel || *b != defaults.compare {
-        let mut k = a.label();
-        if let Some(b) = b {
-            k.push(',');
-            k.push_str(&b.label());
-        }
-        q.push(("kernel", k));
+    if !view.kernels().eq(defaults.kernels()) {
+        let all: Vec<Kernel> = view.kernels().cloned().collect();
+        q.push(("kernel", labels(&all)));
     }
-    for key in SCENARIO_PARAMS {
-        let (mine, theirs) = (
-            param_value(&view.scenario, key),
-            param_value(&defaults.scenario, key),
-        );
-        let tmpfs_only = matches!(key, "tmpfs_huge" | "tmpfs_file");
-        if mine != theirs && (!tmpfs_only || view.scenario.backing.is_tmpfs()) {
-            q.push((key, mine));
+    for p in scenario_params() {
+        let mine = (p.format)(&view.scenario);
+        if p.applies_to(&view.scenario) && mine != (p.format)(&defaults.scenario) {
+            q.push((p.key, mine));
         }
     }
     if let Some(s) = view.step {
@@ -732,6 +645,13 @@ pub fn to_link(view: &View, base: &str) -> String {
     .collect();
     if !hidden.is_empty() {
         q.push(("hide", hidden.join(",")));
+    }
+    if !view.log.hidden.is_empty() {
+        let names: Vec<&str> = view.log.hidden.iter().map(|k| k.name()).collect();
+        q.push(("log_hide", names.join(",")));
+    }
+    if !view.log.text.is_empty() {
+        q.push(("log_text", view.log.text.clone()));
     }
     if view.mark != Mark::MajorFault {
         q.push(("mark", mark_name(view.mark).into()));
@@ -762,8 +682,58 @@ mod tests {
         assert_eq!(p.ignored, vec![]);
         assert_eq!(p.view.preset.as_deref(), Some("seed000-rev-huge"));
         assert_eq!(p.view.scenario.kernel.label(), "v7.4-rc2");
-        assert_eq!(p.view.compare.as_ref().unwrap().label(), "v7.4-rc2+desc-ra");
+        assert_eq!(labels(&p.view.compare), "v7.4-rc2+desc-ra");
         assert_eq!(p.view.step, Some(51234));
+    }
+
+    #[test]
+    fn a_preset_opens_every_kernel_of_its_row() {
+        let v = preset("seed000-rev-huge").unwrap();
+        assert_eq!(
+            v.kernels().map(Kernel::label).collect::<Vec<_>>(),
+            [
+                "v7.4-rc2",
+                "v7.4-rc2+desc-ra",
+                "v7.4-rc2-before-0b9c0aeba938"
+            ]
+        );
+        assert_eq!(parse_link("?v=1&preset=seed000-rev-huge").view, v);
+        assert_eq!(to_link(&v, ""), "?v=1&preset=seed000-rev-huge");
+        for r in rows() {
+            let v = preset(&r.id).unwrap();
+            assert_eq!(v.kernels().count(), r.columns.len(), "{}", r.id);
+            assert!(r.columns.len() <= MAX_KERNELS, "{}", r.id);
+        }
+        // Two of the three, as an older link named them, stay two.
+        let p = parse_link("?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-ra");
+        assert_eq!(p.view.compare.len(), 1);
+    }
+
+    #[test]
+    fn a_bad_kernel_keeps_the_others_and_the_comparison() {
+        let p = parse_link("?v=1&kernel=v7.4-rc3,v7.4-rc2+desc-ra");
+        assert_eq!(p.view.scenario.kernel.label(), "v6.18");
+        assert_eq!(labels(&p.view.compare), "v7.4-rc2+desc-ra");
+        assert_eq!(p.ignored.len(), 1);
+        assert_eq!(p.ignored[0].param, "kernel");
+        assert!(
+            p.ignored[0].reason.contains("'v7.4-rc3'"),
+            "{}",
+            p.ignored[0]
+        );
+        // In a preset, the bad one's place keeps the preset's kernel.
+        let p = parse_link("?v=1&preset=seed000-rev-huge&kernel=v7.4-rc2,v7.4-rc2+desc-rx");
+        assert_eq!(labels(&p.view.compare), "v7.4-rc2+desc-ra");
+        assert!(p.ignored[0].reason.contains("desc-rx"), "{}", p.ignored[0]);
+        // A kernel the model rejects (two patches on one hunk) is named,
+        // and a place the base has no kernel for is left out.
+        let p = parse_link("?v=1&kernel=v7.4-rc2,v7.1-rc5+fbatch+fbatch-1-willy");
+        assert_eq!(p.view.scenario.kernel.label(), "v7.4-rc2");
+        assert!(p.view.compare.is_empty());
+        assert!(p.ignored[0].reason.contains("left out"), "{}", p.ignored[0]);
+        let p = parse_link("?v=1&kernel=v6.18,v6.18,v6.18,v6.18");
+        assert_eq!(p.ignored[0].param, "kernel");
+        assert!(p.view.compare.is_empty());
     }
 
     #[test]
@@ -774,20 +744,6 @@ mod tests {
             "https://x.example/f/?v=1&preset=seed000-rev-huge&step=7"
         );
         assert_eq!(to_link(&View::default(), ""), "?v=1");
-    }
-
-    #[test]
-    fn labels_with_toggles_parse_back() {
-        let mut k = Kernel::from_variant(Variant::V7_4Rc2DescRa);
-        k.patches = k
-            .patches
-            .without(Patch::MmapHitFaultAddress)
-            .with(Patch::ShmemFolioBatch);
-        assert_eq!(parse_kernel_label(&k.label()), Ok(k.clone()));
-        // A space is what '+' becomes in form encoding.
-        assert_eq!(parse_kernel_label(&k.label().replace('+', " ")), Ok(k));
-        assert!(parse_kernel_label("v9").is_err());
-        assert!(parse_kernel_label("v6.18+nonsense").is_err());
     }
 
     #[test]
@@ -811,6 +767,48 @@ mod tests {
         let p = parse_link("?v=1&fs=tmpfs&pattern=read:1M&tmpfs_file=sparse");
         assert_eq!(p.ignored, vec![]);
         assert!(p.view.scenario.backing.is_tmpfs());
+    }
+
+    #[test]
+    fn values_are_percent_encoded_but_labels_stay_readable() {
+        assert_eq!(encode("v7.4-rc2+desc-ra,v6.18"), "v7.4-rc2+desc-ra,v6.18");
+        assert_eq!(encode("a b&c=d%é"), "a%20b%26c%3Dd%25%C3%A9");
+        assert_eq!(decode("a%20b%26c%3Dd%25%C3%A9").as_deref(), Ok("a b&c=d%é"));
+        // A stray '%' stays, as browsers read it; broken UTF-8 is named.
+        assert_eq!(decode("50%").as_deref(), Ok("50%"));
+        assert!(decode("%C3").is_err());
+    }
+
+    #[test]
+    fn the_site_url_is_a_base_links_can_follow() {
+        for base in site_url().into_iter().chain([LOCAL_URL]) {
+            assert!(!base.contains(['?', '#']), "{base}");
+            let link = to_link(&View::default(), base);
+            assert_eq!(parse_link(&link).view, View::default());
+        }
+    }
+
+    #[test]
+    fn links_keep_the_logs_filters() {
+        let mut v = View::default();
+        v.log.hidden = [EventKind::Io, EventKind::Map].into();
+        v.log.text = "window start & more".into();
+        let link = to_link(&v, "");
+        assert_eq!(
+            link,
+            "?v=1&log_hide=map,io&log_text=window%20start%20%26%20more"
+        );
+        assert_eq!(
+            parse_link(&link),
+            Parsed {
+                view: v,
+                ignored: vec![]
+            }
+        );
+        let p = parse_link("?v=1&log_hide=io,nope&log_text=x");
+        assert_eq!(p.ignored[0].param, "log_hide");
+        assert!(p.view.log.hidden.is_empty(), "a bad list changes nothing");
+        assert_eq!(p.view.log.text, "x");
     }
 
     #[test]

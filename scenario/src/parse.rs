@@ -73,20 +73,66 @@ pub fn parse_tmpfs_file(text: &str) -> Result<TmpfsFile, String> {
         .ok_or_else(|| format!("'{text}' is not one of written, fallocated, sparse"))
 }
 
-/// Parses a file system name: `disk` or `tmpfs`.
-pub fn parse_fs(text: &str) -> Result<bool, String> {
-    match text.trim() {
-        "disk" => Ok(false),
-        "tmpfs" => Ok(true),
-        _ => Err(format!("'{text}' is not disk or tmpfs")),
+/// The file system a scenario's file lives on, as the `fs` parameter
+/// names it; [`Backing`] holds the tmpfs file's details besides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileSystem {
+    /// ext4 on the machines' virtio disk.
+    Disk,
+    Tmpfs,
+}
+
+impl FileSystem {
+    pub const ALL: [FileSystem; 2] = [FileSystem::Disk, FileSystem::Tmpfs];
+
+    pub fn of(b: Backing) -> FileSystem {
+        match b {
+            Backing::Disk => FileSystem::Disk,
+            Backing::Tmpfs { .. } => FileSystem::Tmpfs,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FileSystem::Disk => "disk",
+            FileSystem::Tmpfs => "tmpfs",
+        }
     }
 }
 
-/// The file system's name, as [`parse_fs`] reads it.
-pub fn fs_name(b: Backing) -> &'static str {
-    match b {
-        Backing::Disk => "disk",
-        Backing::Tmpfs { .. } => "tmpfs",
+/// Parses a file system name: `disk` or `tmpfs`.
+pub fn parse_fs(text: &str) -> Result<FileSystem, String> {
+    FileSystem::ALL
+        .into_iter()
+        .find(|f| f.name() == text.trim())
+        .ok_or_else(|| format!("'{text}' is not disk or tmpfs"))
+}
+
+/// Parses tmpfs's `huge=` mount option: `always` or `never`, the names
+/// the mount option has, or the on/off of [`parse_on_off`].
+pub fn parse_tmpfs_huge(text: &str) -> Result<bool, String> {
+    match text.trim() {
+        "always" => Ok(true),
+        "never" => Ok(false),
+        t => parse_on_off(t).map_err(|_| format!("'{t}' is not always or never (or on, off)")),
+    }
+}
+
+/// The `huge=` mount option's value, as [`parse_tmpfs_huge`] reads it.
+pub fn tmpfs_huge_name(huge: bool) -> &'static str {
+    if huge {
+        "always"
+    } else {
+        "never"
+    }
+}
+
+/// A switch's value, as [`parse_on_off`] reads it.
+pub fn on_off(on: bool) -> &'static str {
+    if on {
+        "on"
+    } else {
+        "off"
     }
 }
 
@@ -286,19 +332,98 @@ pub fn parse_patch(text: &str) -> Result<Patch, String> {
         .ok_or_else(|| format!("'{text}' is not a known patch (see `folioscope kernels`)"))
 }
 
-/// A kernel: a variant, then patches switched on (`+name`) or off (`-name`).
-pub fn parse_kernel(variant: &str, toggles: &[String]) -> Result<Kernel, String> {
-    let mut k = Kernel::from_variant(parse_variant(variant)?);
-    for t in toggles {
-        let t = t.trim();
-        if let Some(name) = t.strip_prefix('-') {
-            k.patches = k.patches.without(parse_patch(name)?);
+/// A patch switched on (`true`) or off (`false`) against a variant.
+pub type Toggle = (Patch, bool);
+
+/// Parses a toggle: `+name` or `name` switches a patch on, `-name` off.
+pub fn parse_toggle(text: &str) -> Result<Toggle, String> {
+    let t = text.trim();
+    match t.strip_prefix('-') {
+        Some(name) => Ok((parse_patch(name)?, false)),
+        None => Ok((parse_patch(t.strip_prefix('+').unwrap_or(t))?, true)),
+    }
+}
+
+/// The kernel's differences from its variant, as [`Kernel::label`] lists them.
+pub fn toggles_of(k: &Kernel) -> Vec<Toggle> {
+    let base = k.variant.patches();
+    Patch::ALL
+        .into_iter()
+        .filter(|p| base.contains(*p) != k.has(*p))
+        .map(|p| (p, k.has(p)))
+        .collect()
+}
+
+/// The kernel with these patches switched on or off.
+pub fn with_toggles(k: &Kernel, toggles: &[Toggle]) -> Kernel {
+    let mut k = k.clone();
+    for &(p, on) in toggles {
+        k.patches = if on {
+            k.patches.with(p)
         } else {
-            let name = t.strip_prefix('+').unwrap_or(t);
-            k.patches = k.patches.with(parse_patch(name)?);
+            k.patches.without(p)
+        };
+    }
+    k
+}
+
+/// Another variant with the same toggles: what choosing a variant in a
+/// select does to a kernel that has patches switched by hand.
+pub fn with_variant(k: &Kernel, v: Variant) -> Kernel {
+    with_toggles(&Kernel::from_variant(v), &toggles_of(k))
+}
+
+/// Parses a kernel as [`Kernel::label`] writes it: a variant name, then
+/// `+patch` or `-patch` for each difference from it. Variant and patch
+/// names hold `+` and `-` themselves (`v7.1-rc5+fbatch`,
+/// `fbatch-5-folio-batch`), so every way of reading the label is tried,
+/// longest names first.
+pub fn parse_kernel_label(label: &str) -> Result<Kernel, String> {
+    // Form encoding turns '+' into a space; labels never hold spaces.
+    let label = label.trim().replace(' ', "+");
+    let mut variants: Vec<Variant> = Variant::ALL
+        .into_iter()
+        .filter(|v| label.starts_with(v.name()))
+        .collect();
+    variants.sort_by_key(|v| std::cmp::Reverse(v.name().len()));
+    if variants.is_empty() {
+        return Err(format!("'{label}' does not start with a known kernel"));
+    }
+    for v in variants {
+        let mut kernel = Kernel::from_variant(v);
+        if label_toggles(&label[v.name().len()..], &mut kernel) {
+            return Ok(kernel);
         }
     }
-    Ok(k)
+    Err(format!(
+        "'{label}' is a kernel followed by something other than +patch or -patch"
+    ))
+}
+
+/// Reads `+name` / `-name` toggles into `kernel`; false if `rest` is not
+/// a sequence of them.
+fn label_toggles(rest: &str, kernel: &mut Kernel) -> bool {
+    if rest.is_empty() {
+        return true;
+    }
+    let on = match rest.as_bytes()[0] {
+        b'+' => true,
+        b'-' => false,
+        _ => return false,
+    };
+    let after = &rest[1..];
+    let mut candidates: Vec<(&str, Patch)> = patch_spellings()
+        .filter(|(name, _)| after.starts_with(name))
+        .collect();
+    candidates.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+    for (name, p) in candidates {
+        let mut k = with_toggles(kernel, &[(p, on)]);
+        if label_toggles(&after[name.len()..], &mut k) {
+            *kernel = k;
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -403,10 +528,57 @@ mod tests {
 
     #[test]
     fn kernels() {
-        assert!(parse_kernel("v6.18", &[]).is_ok());
-        assert!(parse_kernel("v9.9", &[])
+        assert!(parse_variant("v9.9")
             .unwrap_err()
             .contains("not a known kernel"));
         assert!(parse_madvise("huge").is_err());
+        assert_eq!(
+            parse_toggle("-desc-ra-2-hugepage"),
+            Ok((Patch::DescRaHugepage, false))
+        );
+        assert_eq!(
+            parse_toggle("desc-ra-2-hugepage"),
+            parse_toggle("+desc-ra-2-hugepage")
+        );
+        assert!(parse_toggle("+nothing").is_err());
+    }
+
+    #[test]
+    fn labels_with_toggles_parse_back() {
+        let mut k = Kernel::from_variant(Variant::V7_4Rc2DescRa);
+        k.patches = k
+            .patches
+            .without(Patch::MmapHitFaultAddress)
+            .with(Patch::ShmemFolioBatch);
+        assert_eq!(parse_kernel_label(&k.label()), Ok(k.clone()));
+        // A space is what '+' becomes in form encoding.
+        assert_eq!(parse_kernel_label(&k.label().replace('+', " ")), Ok(k));
+        assert!(parse_kernel_label("v9").is_err());
+        assert!(parse_kernel_label("v6.18+nonsense").is_err());
+    }
+
+    #[test]
+    fn another_variant_keeps_the_toggles() {
+        let k = parse_kernel_label("v7.4-rc2+desc-ra-2-hugepage").unwrap();
+        let other = with_variant(&k, Variant::V7_4Rc2Before0b9c);
+        assert_eq!(other.variant, Variant::V7_4Rc2Before0b9c);
+        assert!(other.has(Patch::DescRaHugepage));
+        assert_eq!(toggles_of(&other), vec![(Patch::DescRaHugepage, true)]);
+        // Back to the first variant: the same kernel.
+        assert_eq!(with_variant(&other, Variant::V7_4Rc2), k);
+    }
+
+    #[test]
+    fn tmpfs_huge_reads_the_mount_option_and_on_off_alike() {
+        for (t, v) in [
+            ("always", true),
+            ("on", true),
+            ("never", false),
+            ("off", false),
+        ] {
+            assert_eq!(parse_tmpfs_huge(t), Ok(v), "{t}");
+        }
+        assert_eq!(parse_tmpfs_huge(tmpfs_huge_name(true)), Ok(true));
+        assert!(parse_tmpfs_huge("within_size").is_err());
     }
 }

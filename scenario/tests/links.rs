@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
-use folioscope_core::{Backing, Kernel, Madvise, Mark, Patch, Pattern, TmpfsFile, Variant};
+use folioscope_core::{
+    Backing, EventKind, Kernel, Madvise, Mark, Patch, Pattern, TmpfsFile, Variant,
+};
 use folioscope_scenario::export::parse_text;
-use folioscope_scenario::link::{parse_link, to_link, Mode, Panels, View};
+use folioscope_scenario::link::{parse_link, to_link, LogFilter, Mode, Panels, View, MAX_KERNELS};
 use folioscope_scenario::seeds::rows;
 use proptest::prelude::*;
 
@@ -61,7 +63,10 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
     (
         proptest::sample::select(ids),
         any::<bool>(),
-        (kernel(), proptest::option::of(kernel())),
+        (
+            kernel(),
+            proptest::collection::vec(kernel(), 0..MAX_KERNELS),
+        ),
         (
             any::<bool>(),
             any::<bool>(),
@@ -81,6 +86,8 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
         (
             any::<[bool; 3]>(),
             proptest::sample::select(Mark::ALL.to_vec()),
+            proptest::sample::subsequence(EventKind::ALL.to_vec(), 0..4),
+            "[a-z0-9 &=%#+:é]{0,12}",
         ),
         (
             0u8..3,
@@ -112,7 +119,7 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
                     (ra, fa, exec),
                     madvise,
                     (s, e, z, ev),
-                    (p, mark),
+                    (p, mark, hidden_kinds, log_text),
                     (mode, predict),
                     memcg,
                 ),
@@ -141,9 +148,7 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
                     v.scenario.memory_limit = memcg.filter(|_| !tmpfs).map(|m| (m + 16) * page);
                 }
                 let cfg = v.scenario.config().ok()?;
-                if let Some(b) = &v.compare {
-                    let mut o = v.scenario.clone();
-                    o.kernel = b.clone();
+                for o in v.scenarios() {
                     o.config().ok()?;
                 }
                 let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
@@ -157,12 +162,45 @@ fn view_with(max_size: u64, presets: bool) -> impl Strategy<Value = View> {
                     log: p[1],
                     plots: p[2],
                 };
+                v.log = LogFilter {
+                    hidden: hidden_kinds.into_iter().collect(),
+                    text: log_text,
+                };
                 v.mark = mark;
                 v.mode = [Mode::Full, Mode::Embed, Mode::Presenter][mode as usize];
                 v.predict = predict;
                 Some(v)
             },
         )
+}
+
+/// The text as a reply quotes it.
+fn quote(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("> {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Cuts every line longer than `width` as a mail client does: at the
+/// last space that fits, or where the width ends, keeping the line's
+/// quote marks on the lines it makes.
+fn rewrap(text: &str, width: usize) -> String {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let quote = if line.starts_with("> ") { "> " } else { "" };
+        let mut rest = line.to_string();
+        while rest.chars().count() > width {
+            let cut = rest[..width]
+                .rfind(' ')
+                .filter(|&i| i > quote.len())
+                .unwrap_or(width);
+            out.push(rest[..cut].to_string());
+            rest = format!("{quote}{}", rest[cut..].trim_start());
+        }
+        out.push(rest);
+    }
+    out.join("\n")
 }
 
 proptest! {
@@ -179,10 +217,22 @@ proptest! {
     #[test]
     fn view_to_text_to_view_is_the_identity(v in view_with(4 << 20, false)) {
         // The text runs the model to the step: small files keep it short.
-        let text = folioscope_scenario::export::export(&v, "test", "http://127.0.0.1:8080/", 2)
+        let base = "http://127.0.0.1:8080/";
+        let text = folioscope_scenario::export::export(&v, "test", base, 2)
             .map_err(TestCaseError::fail)?;
-        prop_assert!(text.lines().all(|l| l.chars().count() <= 78), "{}", text);
-        prop_assert_eq!(parse_text(&text).unwrap().view, v);
+        // Every line fits 78 columns but the link, which is never cut.
+        let link = to_link(&v, base);
+        prop_assert!(text.lines().any(|l| l == link), "{}", text);
+        prop_assert!(
+            text.lines().filter(|l| *l != link).all(|l| l.chars().count() <= 78),
+            "{}",
+            text
+        );
+        prop_assert_eq!(&parse_text(&text).unwrap().view, &v);
+        // The round trip through a reply that quotes the text, and a mail
+        // client that cuts its lines at 72 columns.
+        let reply = rewrap(&format!("Hi,\n\n{}\nThanks.", quote(&text)), 72);
+        prop_assert_eq!(&parse_text(&reply).unwrap().view, &v, "{}", reply);
     }
 }
 

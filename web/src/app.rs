@@ -11,7 +11,7 @@ use gloo::render::{request_animation_frame, AnimationFrame};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use folioscope_scenario::link::{parse_link, to_link, Mode};
+use folioscope_scenario::link::{parse_link, preset, to_link, Mode, View};
 
 use crate::components::{
     banner::Banner,
@@ -47,31 +47,30 @@ const WARM_UP_DELAY_MS: u32 = 150;
 
 pub const DEFAULT_PRESET: &str = "seed000-rev-huge";
 
-/// The default preset's scenario and second kernel.
-pub fn default_scenario() -> (Scenario, Option<folioscope_core::Kernel>) {
-    match folioscope_scenario::seeds::row(DEFAULT_PRESET) {
-        Some(r) => {
-            let mut s = r.scenario.clone();
-            s.kernel = r.columns[0].kernel.clone();
-            (s, r.columns.get(1).map(|c| c.kernel.clone()))
-        }
-        None => (
-            Scenario {
-                pattern: Pattern::Rev,
-                madvise: Madvise::Hugepage,
-                ..Scenario::default()
-            },
-            None,
-        ),
-    }
+/// The default preset's view: its scenario and every kernel of its row.
+pub fn default_view() -> View {
+    preset(DEFAULT_PRESET).unwrap_or_else(|| View {
+        scenario: Scenario {
+            pattern: Pattern::Rev,
+            madvise: Madvise::Hugepage,
+            ..Scenario::default()
+        },
+        ..View::default()
+    })
 }
 
-/// The ra panels of one kernel, or of both side by side.
-fn ra_row(comparing: bool) -> Html {
+/// The sides of the kernels compared with the first.
+fn compared(n: usize) -> impl Iterator<Item = Side> {
+    (0..n).map(Side::Compared)
+}
+
+/// The ra panels of every kernel, side by side.
+fn ra_row(compared_n: usize) -> Html {
+    let columns = ["one", "two", "three"].get(compared_n).copied();
     html! {
-        <div class={classes!("ra-row", comparing.then_some("two"))}>
+        <div class={classes!("ra-row", (compared_n > 0).then_some(columns))}>
             <RaPanel side={Side::A} />
-            if comparing { <RaPanel side={Side::B} /> }
+            { for compared(compared_n).map(|side| html! { <RaPanel {side} /> }) }
         </div>
     }
 }
@@ -79,8 +78,8 @@ fn ra_row(comparing: bool) -> Html {
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(|| {
-        let (scenario, compare) = default_scenario();
-        let start = AppState::new(scenario, compare, Some(DEFAULT_PRESET.to_string()));
+        let view = default_view();
+        let start = AppState::new(view.scenario, view.compare, view.preset);
         let query = url::query();
         if query.trim_start_matches('?').is_empty() {
             return start;
@@ -291,7 +290,7 @@ pub fn App() -> Html {
         Callback::from(move |_| d.dispatch(Action::TogglePanel(p)))
     };
     let panels = state.panels;
-    let comparing = state.compare.is_some();
+    let compared_n = state.compare.len();
     let probe = state.probe.is_some();
     if state.mode == Mode::Embed {
         // The minimal frame for iframes: strip, ra panel, timeline, and a
@@ -309,9 +308,9 @@ pub fn App() -> Html {
                     </div>
                     <Banner />
                     <FileStrip side={Side::A} />
-                    if comparing { <FileStrip side={Side::B} /> }
+                    { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                     <Controls />
-                    { ra_row(comparing) }
+                    { ra_row(compared_n) }
                 </div>
             </ContextProvider<AppContext>>
         };
@@ -329,9 +328,9 @@ pub fn App() -> Html {
                     <CompareBar />
                     <FileStrip side={Side::A} />
                     if probe { <ProbeStrip /> }
-                    if comparing { <FileStrip side={Side::B} /> }
+                    { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                     <Controls />
-                    { ra_row(comparing) }
+                    { ra_row(compared_n) }
                     <div class="panel-toggles">
                         <label><input type="checkbox" checked={panels.plots} onchange={toggle(Panel::Plots)} data-testid="toggle-plots" />{ "plots" }</label>
                         <label><input type="checkbox" checked={panels.log} onchange={toggle(Panel::Log)} data-testid="toggle-log" />{ "event log" }</label>

@@ -7,7 +7,8 @@ use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 
 use folioscope_core::{Event, EventKind, EventSink, Kernel, Mark, Simulation, Timeline};
-use folioscope_scenario::link::{Ignored, Mode, Panels, View};
+use folioscope_scenario::link::{Ignored, LogFilter, Mode, Panels, View, MAX_KERNELS};
+use folioscope_scenario::params::label_of;
 use folioscope_scenario::{describe, Scenario};
 use yew::Reducible;
 
@@ -15,16 +16,6 @@ use crate::probe::ProbeOverlay;
 
 /// Checkpoint memory the app allows one timeline.
 pub const CHECKPOINT_BUDGET: usize = 96 << 20;
-
-/// The name the scenario panel shows for a model field.
-pub fn field_label(field: &str) -> String {
-    match field {
-        "file_size" => "file size".into(),
-        "page_size" => "page size".into(),
-        "memory_limit" => "memory limit".into(),
-        f => f.into(),
-    }
-}
 
 /// A banner: what was refused, and what the app did instead.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,7 +127,7 @@ impl Run {
     pub fn new(scenario: &Scenario) -> Result<Rc<Run>, (String, String)> {
         let cfg = scenario
             .config()
-            .map_err(|e| (field_label(e.field), e.message))?;
+            .map_err(|e| (label_of(e.field).to_string(), e.message))?;
         let timeline = Timeline::build(cfg, CHECKPOINT_BUDGET);
         let sim = RefCell::new(timeline.simulation_at(0));
         Ok(Rc::new(Run {
@@ -185,11 +176,11 @@ pub struct EventCursor {
     pub applied: usize,
 }
 
-/// The second kernel of compare mode, run on the same scenario.
+/// A kernel of compare mode besides the first, run on the same scenario.
 #[derive(Clone)]
 pub struct Compare {
     pub run: Rc<Run>,
-    /// The first step after which the two states differ.
+    /// The first step after which its state and the first kernel's differ.
     pub first_diff: Option<u64>,
 }
 
@@ -205,7 +196,8 @@ pub struct AppState {
     pub run: Rc<Run>,
     pub step: u64,
     pub cursor: Option<EventCursor>,
-    pub compare: Option<Compare>,
+    /// The kernels compared with the first (sides B, C, ...).
+    pub compare: Vec<Compare>,
     pub playing: bool,
     /// Accesses per second while playing, as a power of two.
     pub speed_log2: u32,
@@ -242,10 +234,12 @@ pub struct AppState {
 pub enum Action {
     /// A new scenario: re-run the model (and the compared kernel), or show why not.
     Apply(Scenario),
-    /// A preset: its scenario, and its second kernel for compare mode.
-    Preset(String, Scenario, Option<Kernel>),
-    /// Compare with this kernel, or stop comparing.
-    CompareWith(Option<Kernel>),
+    /// A preset's view (see `folioscope_scenario::link::preset`): its
+    /// scenario and every kernel of its row.
+    Preset(Box<View>),
+    /// Compare with this kernel in this place among the compared ones (at
+    /// the end: one more), or stop comparing with the one there.
+    CompareWith(usize, Option<Kernel>),
     Seek(u64),
     StepBy(i64),
     /// One event forward or back.
@@ -293,7 +287,7 @@ impl PartialEq for AppState {
 }
 
 impl AppState {
-    pub fn new(scenario: Scenario, compare: Option<Kernel>, preset: Option<String>) -> Self {
+    pub fn new(scenario: Scenario, compare: Vec<Kernel>, preset: Option<String>) -> Self {
         let run = Run::new(&scenario).unwrap_or_else(|(f, m)| {
             // The default scenario is valid; anything else is a bug worth seeing.
             panic!("default scenario rejected: {f}: {m}")
@@ -304,7 +298,7 @@ impl AppState {
             run: run.clone(),
             step: 0,
             cursor: None,
-            compare: None,
+            compare: Vec::new(),
             playing: false,
             speed_log2: 14,
             zoom: (0, pages),
@@ -343,6 +337,8 @@ impl AppState {
         let pages = s.pages();
         s.zoom = view.zoom.unwrap_or((0, pages));
         s.panels = view.panels;
+        s.hidden_kinds = view.log.hidden.clone();
+        s.log_text = view.log.text.clone();
         s.mark = view.mark;
         s.mode = view.mode;
         s.predict = view.predict;
@@ -376,11 +372,15 @@ impl AppState {
         View {
             preset: self.preset.clone(),
             scenario: self.scenario.clone(),
-            compare: self.compare.as_ref().map(|c| c.run.scenario.kernel.clone()),
+            compare: self.compare_kernels(),
             step: (self.step < len).then_some(self.step),
             event: self.cursor.as_ref().map(|c| c.applied as u32),
             zoom: (self.zoom != (0, self.pages())).then_some(self.zoom),
             panels: self.panels,
+            log: LogFilter {
+                hidden: self.hidden_kinds.clone(),
+                text: self.log_text.clone(),
+            },
             mark: self.mark,
             mode: self.mode,
             predict: self.predict,
@@ -389,6 +389,14 @@ impl AppState {
 
     pub fn len(&self) -> u64 {
         self.run.timeline.len()
+    }
+
+    /// The kernels compared with the first.
+    pub fn compare_kernels(&self) -> Vec<Kernel> {
+        self.compare
+            .iter()
+            .map(|c| c.run.scenario.kernel.clone())
+            .collect()
     }
 
     pub fn pages(&self) -> u64 {
@@ -435,7 +443,7 @@ impl AppState {
     fn at(mut self, step: u64) -> Self {
         let step = step.min(self.len());
         self.run.seek(step);
-        if let Some(c) = &self.compare {
+        for c in &self.compare {
             c.run.seek(step);
         }
         self.step = step;
@@ -456,22 +464,26 @@ impl AppState {
         s
     }
 
-    fn with_run(mut self, scenario: Scenario, run: Rc<Run>, compare: Option<Kernel>) -> Self {
+    fn with_run(mut self, scenario: Scenario, run: Rc<Run>, compare: Vec<Kernel>) -> Self {
         let pages = scenario.file_size.div_ceil(scenario.page_size);
         let step = self.step.min(run.timeline.len());
         if self.pages() != pages {
             self.zoom = (0, pages);
         }
-        self.compare = compare.and_then(|k| {
-            let mut other = scenario.clone();
-            other.kernel = k;
-            let crun = Run::new(&other).ok()?;
-            let first_diff = run.timeline.first_difference(&crun.timeline);
-            Some(Compare {
-                run: crun,
-                first_diff,
+        self.compare = compare
+            .into_iter()
+            .take(MAX_KERNELS - 1)
+            .filter_map(|k| {
+                let mut other = scenario.clone();
+                other.kernel = k;
+                let crun = Run::new(&other).ok()?;
+                let first_diff = run.timeline.first_difference(&crun.timeline);
+                Some(Compare {
+                    run: crun,
+                    first_diff,
+                })
             })
-        });
+            .collect();
         self.scenario = scenario;
         self.run = run;
         self.banner = None;
@@ -486,7 +498,7 @@ impl Reducible for AppState {
         let next = match action {
             Action::Apply(scenario) => match Run::new(&scenario) {
                 Ok(run) => {
-                    let compare = self.compare.as_ref().map(|c| c.run.scenario.kernel.clone());
+                    let compare = self.compare_kernels();
                     let mut s = self.next().with_run(scenario, run, compare);
                     s.preset = None;
                     s
@@ -497,10 +509,16 @@ impl Reducible for AppState {
                     s
                 }
             },
-            Action::Preset(id, scenario, compare) => match Run::new(&scenario) {
+            Action::Preset(view) => match Run::new(&view.scenario) {
                 Ok(run) => {
+                    let View {
+                        scenario,
+                        compare,
+                        preset,
+                        ..
+                    } = *view;
                     let mut s = self.next().with_run(scenario, run, compare);
-                    s.preset = Some(id);
+                    s.preset = preset;
                     let end = s.len();
                     s.at(end)
                 }
@@ -510,10 +528,19 @@ impl Reducible for AppState {
                     s
                 }
             },
-            Action::CompareWith(kernel) => {
+            Action::CompareWith(place, kernel) => {
+                let mut kernels = self.compare_kernels();
+                match kernel {
+                    Some(k) if place < kernels.len() => kernels[place] = k,
+                    Some(k) => kernels.push(k),
+                    None if place < kernels.len() => {
+                        kernels.remove(place);
+                    }
+                    None => {}
+                }
                 let scenario = self.scenario.clone();
                 let run = self.run.clone();
-                self.next().with_run(scenario, run, kernel)
+                self.next().with_run(scenario, run, kernels)
             }
             Action::Seek(step) => self.next().at(step),
             Action::StepBy(d) => {
@@ -718,7 +745,7 @@ impl Reducible for AppState {
             }
             Action::Probe(overlay, scenario, step) => match Run::new(&scenario) {
                 Ok(run) => {
-                    let mut s = self.next().with_run(scenario, run, None);
+                    let mut s = self.next().with_run(scenario, run, Vec::new());
                     s.preset = None;
                     s.probe = Some(overlay);
                     s.at(step)

@@ -25,6 +25,14 @@ pub fn base() -> String {
         .unwrap_or_default()
 }
 
+/// The address links made to be shared start with: the published site
+/// the build names (`FOLIOSCOPE_SITE_URL`), or else this page's own.
+pub fn share_base() -> String {
+    folioscope_scenario::link::site_url()
+        .map(str::to_string)
+        .unwrap_or_else(base)
+}
+
 /// The page's full address.
 pub fn href() -> String {
     window()

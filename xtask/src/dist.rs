@@ -21,6 +21,7 @@ pub fn dist() -> Result<PathBuf> {
 /// Builds `dist/` assuming the tools are present.
 pub fn build() -> Result<PathBuf> {
     let dist = root().join("dist");
+    step(&site_url_note()?);
     step("building dist/ (release, wasm-opt, relative URLs)");
     let mut cmd = trunk_cmd();
     cmd.args(["build", "--release", "--public-url", "./", "--dist"])
@@ -41,6 +42,29 @@ pub fn build() -> Result<PathBuf> {
         );
     }
     Ok(dist)
+}
+
+/// The environment variable that names the published site; the build
+/// bakes it into the app (and the CLI) as the base of shared links.
+const SITE_URL_VAR: &str = "FOLIOSCOPE_SITE_URL";
+
+/// Checks the site's address, if one is set, and says where the links
+/// the site shares will point.
+fn site_url_note() -> Result<String> {
+    match std::env::var(SITE_URL_VAR) {
+        Ok(url) if !url.trim().is_empty() => {
+            if url.contains(['?', '#']) || !url.contains("://") {
+                bail!("{SITE_URL_VAR}={url}: give the site's address, up to and without a '?'");
+            }
+            Ok(format!(
+                "links copied from the app will point to {url} ({SITE_URL_VAR})"
+            ))
+        }
+        _ => Ok(format!(
+            "links copied from the app will point to wherever it is served \
+             (set {SITE_URL_VAR} to the published site's address to fix one)"
+        )),
+    }
 }
 
 /// A page served from a sub-path breaks on any root-relative or absolute asset URL.

@@ -35,7 +35,9 @@ enum Command {
         #[arg(long, default_value_t = 8080)]
         port: u16,
     },
-    /// Write a release build of the static site to dist/.
+    /// Write a release build of the static site to dist/. Set
+    /// FOLIOSCOPE_SITE_URL to the address it will be published at, and
+    /// "Copy link" writes links to that address.
     Dist,
     /// The whole test suite, exactly what CI runs.
     Test,

@@ -1,5 +1,5 @@
-//! Compare mode's summary: the two kernels, and the first step where their
-//! states part, with a button that jumps there.
+//! Compare mode's summary: for each kernel compared with the first, the
+//! first step where their states part, with a button that jumps there.
 
 use yew::prelude::*;
 
@@ -9,24 +9,26 @@ use crate::state::Action;
 #[component]
 pub fn CompareBar() -> Html {
     let state = use_context::<AppContext>().expect("app context");
-    let Some(c) = &state.compare else {
+    if state.compare.is_empty() {
         return html! {};
-    };
+    }
     let a = state.run.scenario.kernel.label();
-    let b = c.run.scenario.kernel.label();
-    let body = match c.first_diff {
-        Some(step) => {
-            let d = state.dispatcher();
-            html! {
-                <>
-                    { format!("{a} and {b} first differ after access {step}. ") }
-                    <button data-testid="jump-diff" onclick={Callback::from(move |_| d.dispatch(Action::Seek(step)))}>
-                        { "jump there" }
-                    </button>
-                </>
+    let lines = state.compare.iter().map(|c| {
+        let b = c.run.scenario.kernel.label();
+        match c.first_diff {
+            Some(step) => {
+                let d = state.dispatcher();
+                html! {
+                    <div>
+                        { format!("{a} and {b} first differ after access {step}. ") }
+                        <button data-testid="jump-diff" onclick={Callback::from(move |_| d.dispatch(Action::Seek(step)))}>
+                            { "jump there" }
+                        </button>
+                    </div>
+                }
             }
+            None => html! { <div>{ format!("{a} and {b} stay in the same state for the whole run.") }</div> },
         }
-        None => html! { { format!("{a} and {b} stay in the same state for the whole run.") } },
-    };
-    html! { <div class="compare-bar" data-testid="compare-bar">{ body }</div> }
+    });
+    html! { <div class="compare-bar" data-testid="compare-bar">{ for lines }</div> }
 }

@@ -149,7 +149,7 @@ fn Scrubber(props: &ScrubberProps) -> Html {
             ]
         })
     };
-    let diff = state.compare.as_ref().and_then(|c| c.first_diff).map(|s| {
+    let diff = state.compare.iter().filter_map(|c| c.first_diff).map(|s| {
         let x = s as f64 / len as f64 * 1000.0;
         html! { <line x1={format!("{x:.2}")} x2={format!("{x:.2}")} y1="0" y2="26" class="diff-line" /> }
     });

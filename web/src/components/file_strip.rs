@@ -11,7 +11,7 @@ use yew::prelude::*;
 
 use crate::app::AppContext;
 use crate::palette;
-use crate::state::Action;
+use crate::state::{Action, AppState, Run};
 use crate::strip::{self, View};
 
 /// The pixel buffer, reused from frame to frame.
@@ -27,11 +27,30 @@ fn canvas_width(canvas: &HtmlCanvasElement) -> u32 {
         .unwrap_or(1000)
 }
 
-/// Which run a strip shows: the main kernel, or the compared one.
+/// Which run a strip or panel shows: the first kernel, or one of those
+/// compared with it (B is `Compared(0)`, C `Compared(1)`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Side {
     A,
-    B,
+    Compared(usize),
+}
+
+impl Side {
+    /// The suffix of the side's test ids: none for A, then `-b`, `-c`.
+    pub fn suffix(self) -> String {
+        match self {
+            Side::A => String::new(),
+            Side::Compared(i) => format!("-{}", (b'b' + i as u8) as char),
+        }
+    }
+
+    /// The side's run, if it is on screen.
+    pub fn run(self, state: &AppState) -> Option<Rc<Run>> {
+        match self {
+            Side::A => Some(state.run.clone()),
+            Side::Compared(i) => state.compare.get(i).map(|c| c.run.clone()),
+        }
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -161,17 +180,11 @@ pub fn FileStrip(props: &StripProps) -> Html {
         html! { <div class="selection" style={format!("left:{x0}px;width:{}px", x1 - x0)} /> }
     });
     let v = view_of();
-    let (label, id) = match side {
-        Side::A => (state.run.scenario.kernel.label(), "strip"),
-        Side::B => (
-            state
-                .compare
-                .as_ref()
-                .map(|c| c.run.scenario.kernel.label())
-                .unwrap_or_default(),
-            "strip-b",
-        ),
-    };
+    let label = side
+        .run(&state)
+        .map(|r| r.scenario.kernel.label())
+        .unwrap_or_default();
+    let id = format!("strip{}", side.suffix());
     html! {
         <div class="strip-wrap">
             <div class="strip-head">
@@ -218,12 +231,8 @@ fn draw(
         end: state.zoom.1,
         width: w,
     };
-    let run = match side {
-        Side::A => state.run.clone(),
-        Side::B => match &state.compare {
-            Some(c) => c.run.clone(),
-            None => return,
-        },
+    let Some(run) = side.run(state) else {
+        return;
     };
     let sim = run.sim.borrow();
     let cursor = sim

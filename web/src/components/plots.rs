@@ -59,11 +59,16 @@ fn Plot(props: &PlotProps) -> Html {
     let state = use_context::<AppContext>().expect("app context");
     let value = value_of(props.which);
     let a = state.run.timeline.samples();
-    let b = state.compare.as_ref().map(|c| c.run.timeline.samples());
     let len = state.len().max(1) as f64;
     let mut ymax = a.iter().map(value).fold(0.0, f64::max);
-    if let Some(b) = b {
-        ymax = b.iter().map(value).fold(ymax, f64::max);
+    for c in &state.compare {
+        ymax = c
+            .run
+            .timeline
+            .samples()
+            .iter()
+            .map(value)
+            .fold(ymax, f64::max);
     }
     if props.which == 2 {
         ymax = ymax.max(MMAP_LOTSAMISS as f64 * 1.25);
@@ -74,22 +79,23 @@ fn Plot(props: &PlotProps) -> Html {
         std::rc::Rc::as_ptr(&state.run) as usize,
         state
             .compare
-            .as_ref()
-            .map(|c| std::rc::Rc::as_ptr(&c.run) as usize),
+            .iter()
+            .map(|c| std::rc::Rc::as_ptr(&c.run) as usize)
+            .collect::<Vec<_>>(),
         props.which,
     );
     let curves = {
         let run_a = state.run.clone();
-        let run_b = state.compare.as_ref().map(|c| c.run.clone());
+        let others: Vec<_> = state.compare.iter().map(|c| c.run.clone()).collect();
         use_memo(key, move |_| {
             let mut paths: Paths = vec![(
                 AttrValue::from(path(run_a.timeline.samples(), len, ymax, &value)),
                 "series-a",
             )];
-            if let Some(b) = run_b {
+            for (run, class) in others.iter().zip(["series-b", "series-c"]) {
                 paths.push((
-                    AttrValue::from(path(b.timeline.samples(), len, ymax, &value)),
-                    "series-b",
+                    AttrValue::from(path(run.timeline.samples(), len, ymax, &value)),
+                    class,
                 ));
             }
             paths

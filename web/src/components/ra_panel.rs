@@ -29,14 +29,14 @@ fn cause_text(c: MissCause) -> String {
 #[component]
 pub fn RaPanel(props: &RaProps) -> Html {
     let state = use_context::<AppContext>().expect("app context");
-    let (run, overlay): (_, &[Event]) = match props.side {
-        Side::A => (state.run.clone(), state.applied_events()),
-        Side::B => match &state.compare {
-            Some(c) => (c.run.clone(), &[]),
-            None => return html! {},
-        },
+    let Some(run) = props.side.run(&state) else {
+        return html! {};
     };
-    let suffix = if props.side == Side::B { "-b" } else { "" };
+    let overlay: &[Event] = match props.side {
+        Side::A => state.applied_events(),
+        Side::Compared(_) => &[],
+    };
+    let suffix = props.side.suffix();
     let sim = run.sim.borrow();
     let m = sim.machine();
     let mut ra = m.ra;

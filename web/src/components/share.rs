@@ -21,7 +21,7 @@ pub fn ShareButtons() -> Html {
     let copy_link = {
         let state = state.clone();
         Callback::from(move |_| {
-            let link = to_link(&state.view(), &url::base());
+            let link = to_link(&state.view(), &url::share_base());
             url::copy(&link);
             state.dispatch(Action::Shared(Some(link)));
         })
@@ -36,7 +36,7 @@ pub fn ShareButtons() -> Html {
                 .and_then(seeds::row)
                 .map(|r| r.title)
                 .unwrap_or_else(|| "a scenario".into());
-            match export(&view, &title, &url::base(), TEXT_EVENTS) {
+            match export(&view, &title, &url::share_base(), TEXT_EVENTS) {
                 Ok(text) => {
                     url::copy(&text);
                     state.dispatch(Action::Shared(Some(text)));
@@ -140,7 +140,7 @@ pub fn OpenText() -> Html {
         <div class="overlay" data-testid="open-text-dialog">
             <div class="dialog">
                 <h2>{ "Open from text" }</h2>
-                <p class="muted">{ "Paste a folioscope text from a mail, or just its link." }</p>
+                <p class="muted">{ "Paste a folioscope text from a mail (a quoted reply, or one a mail client re-wrapped, opens too), or just its link." }</p>
                 <textarea ref={area} rows="10" data-testid="open-text-input" />
                 if let Some(b) = banner {
                     <div class="banner" role="alert" data-testid="open-text-error">
