@@ -7,6 +7,7 @@
 //! - [`report`]: the figures of a run as JSON (the shape `folioscope run`
 //!   and `folioscope probe` print) and as a plain-text table;
 //! - [`text`]: one line per model event, naming the kernel function;
+//! - [`tracepoint_text`]: the kernel's tracepoints as tracefs prints them;
 //! - [`link`]: the whole view as a permalink, and back; [`export`]: the
 //!   view as plain text for a mailing list, and back;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
@@ -22,6 +23,7 @@ pub mod report;
 pub mod seeds;
 pub mod shmem_cost;
 pub mod text;
+pub mod tracepoint_text;
 
 /// The scenario is the model's own unvalidated parameters.
 pub use folioscope_core::Scenario;

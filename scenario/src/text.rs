@@ -10,6 +10,14 @@ use folioscope_core::{CopySource, Event};
 pub fn event_line(e: &Event) -> String {
     let f = e.func().name();
     match *e {
+        // A tracepoint prints in the kernel's own form. The model's file
+        // has no device or inode, and this line knows no page size: the
+        // caller that knows them uses `tracepoint_text` directly.
+        Event::Tracepoint(tp) => crate::tracepoint_text::format_tracepoint(
+            &tp,
+            crate::tracepoint_text::TraceInode::MODEL,
+            12,
+        ),
         Event::FaultStart { page, .. } => format!("{f}: read fault at page {page}"),
         Event::FaultAttempt {
             page,

@@ -300,7 +300,7 @@ fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
     let max_read = (0..steps)
         .map(|k| match cfg.pattern.access(k, len, page as u64) {
             Access::Read { len, .. } => len as usize,
-            Access::Touch { .. } => 0,
+            _ => 0,
         })
         .max()
         .unwrap_or(0);
@@ -318,6 +318,9 @@ fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
                 let n = file.read_at(&mut buf[..len as usize], offset)?;
                 sink ^= buf[n.saturating_sub(1)];
             }
+            // A recorded program's accesses are replayed by the program
+            // itself under `folioscope record`, not by the probe.
+            other => bail!("the probe makes a synthetic pattern's accesses, not {other:?}"),
         }
     }
     let (maj1, min1) = rusage();
