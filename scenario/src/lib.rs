@@ -8,6 +8,7 @@
 //!   and `folioscope probe` print) and as a plain-text table;
 //! - [`text`]: one line per model event, naming the kernel function;
 //! - [`tracepoint_text`]: the kernel's tracepoints as tracefs prints them;
+//!   [`trace_line`]: one line of tracefs or `trace-cmd report` text;
 //! - [`link`]: the whole view as a permalink, and back; [`export`]: the
 //!   view as plain text for a mailing list, and back;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
@@ -23,6 +24,7 @@ pub mod report;
 pub mod seeds;
 pub mod shmem_cost;
 pub mod text;
+pub mod trace_line;
 pub mod tracepoint_text;
 
 /// The scenario is the model's own unvalidated parameters.

@@ -250,12 +250,12 @@ pub fn parse_tracepoint(
 
 /// The `key=value` fields of a line, and the `dev 254:0 ino 1a2b` pairs of
 /// the filemap add and delete events.
-struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     pairs: Vec<(&'a str, &'a str)>,
 }
 
 impl<'a> Fields<'a> {
-    fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         let mut pairs = Vec::new();
         let mut words = text.split_whitespace().peekable();
         while let Some(w) = words.next() {
@@ -270,7 +270,7 @@ impl<'a> Fields<'a> {
         Fields { pairs }
     }
 
-    fn get(&self, key: &str) -> Result<&'a str, String> {
+    pub(crate) fn get(&self, key: &str) -> Result<&'a str, String> {
         self.pairs
             .iter()
             .find(|(k, _)| *k == key)
@@ -278,7 +278,7 @@ impl<'a> Fields<'a> {
             .ok_or_else(|| format!("{key}: missing"))
     }
 
-    fn dec(&self, key: &str) -> Result<u64, String> {
+    pub(crate) fn dec(&self, key: &str) -> Result<u64, String> {
         num(key, self.get(key)?)
     }
 
@@ -293,7 +293,7 @@ impl<'a> Fields<'a> {
             .map_err(|_| format!("{key}: '{v}' is not a signed number"))
     }
 
-    fn hex(&self, key: &str) -> Result<u64, String> {
+    pub(crate) fn hex(&self, key: &str) -> Result<u64, String> {
         let v = self.get(key)?;
         let digits = v
             .strip_prefix("0x")
