@@ -11,6 +11,9 @@
 //!   [`trace_line`]: one line of tracefs or `trace-cmd report` text;
 //! - [`link`]: the whole view as a permalink, and back; [`export`]: the
 //!   view as plain text for a mailing list, and back;
+//! - [`recording`]: a real program's run (its accesses, the kernel's
+//!   events, the machine and the end state) in its versioned file format,
+//!   and built from trace text;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
 //!   the model's figures for them next to the published ones, with seed
 //!   004's fitted [`shmem_cost`] model (and the [`nnls`] fit under it).
@@ -20,6 +23,7 @@ pub mod export;
 pub mod link;
 pub mod nnls;
 pub mod parse;
+pub mod recording;
 pub mod report;
 pub mod seeds;
 pub mod shmem_cost;
