@@ -19,7 +19,7 @@
 //! [`Scenario`] on the recorded kernel.
 
 pub mod format;
-// from_trace: next commit
+pub mod from_trace;
 
 use folioscope_core::{Access, Kernel, Madvise, Pattern, Scenario, Tracepoint};
 
