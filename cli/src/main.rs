@@ -11,6 +11,8 @@ mod check;
 mod compare;
 mod kernels;
 mod link;
+#[cfg(target_os = "linux")]
+mod pagecache;
 mod probe;
 mod run;
 

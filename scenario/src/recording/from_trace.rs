@@ -87,13 +87,15 @@ pub fn trace_records(text: &str, page_shift: u32) -> Result<Vec<TraceRecord>, Re
                 line,
                 outside: false,
             }),
-            Ok(Line::Lost { cpu }) => return Err(RecordingError::at(
-                line_no,
-                "trace",
-                format!(
+            Ok(Line::Lost { cpu }) => {
+                return Err(RecordingError::at(
+                    line_no,
+                    "trace",
+                    format!(
                     "the ring buffer lost events on CPU {cpu}; record again with a larger buffer"
                 ),
-            )),
+                ))
+            }
             Ok(Line::Other) => {}
             Err(e) => {
                 let (field, message) = e.split_once(": ").unwrap_or(("trace", e.as_str()));
