@@ -21,6 +21,8 @@
 pub mod format;
 pub mod from_trace;
 
+use std::collections::BTreeMap;
+
 use folioscope_core::{Access, Kernel, Madvise, Pattern, Scenario, Tracepoint};
 
 use crate::tracepoint_text::TraceInode;
@@ -207,6 +209,39 @@ impl Recording {
             }
         }
         out
+    }
+
+    /// File `file`'s page cache as the kernel's add and delete events left
+    /// it once `step` of its accesses were done (every event logged before
+    /// its access number `step`): folio index to order. With `step` past
+    /// the last access, every event counts.
+    pub fn real_cache_at(&self, file: u32, step: usize) -> BTreeMap<u64, u8> {
+        let mut cache = BTreeMap::new();
+        let mut done = 0;
+        for item in &self.items {
+            match *item {
+                Item::Access { file: f, .. } if f == file => {
+                    if done == step {
+                        break;
+                    }
+                    done += 1;
+                }
+                Item::Event {
+                    file: f,
+                    tp: Tracepoint::AddToPageCache { index, order },
+                } if f == file => {
+                    cache.insert(index, order);
+                }
+                Item::Event {
+                    file: f,
+                    tp: Tracepoint::DeleteFromPageCache { index, .. },
+                } if f == file => {
+                    cache.remove(&index);
+                }
+                _ => {}
+            }
+        }
+        cache
     }
 
     /// The kernel variant that models the recorded release.

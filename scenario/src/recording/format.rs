@@ -1076,5 +1076,11 @@ mod tests {
         }
         assert_eq!(rec.deletes_after_first_add(0), vec![(15872, 9)]);
         assert_eq!(rec.steps(0)[2].1.len(), 5);
+        // After the open and the fadvise nothing is cached; after the read,
+        // its two folios; at the end the huge folio has left again.
+        assert!(rec.real_cache_at(0, 2).is_empty());
+        let after_read: Vec<(u64, u8)> = rec.real_cache_at(0, 3).into_iter().collect();
+        assert_eq!(after_read, [(2560, 0), (2561, 2)]);
+        assert_eq!(rec.real_cache_at(0, usize::MAX).len(), 2);
     }
 }
