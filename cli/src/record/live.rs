@@ -81,24 +81,31 @@ pub fn record_live(args: &RecordArgs) -> Result<(Recording, FromTrace, u32), Cli
             items: built.items.clone(),
             end: Vec::new(),
         };
-        // A folio that left the cache while the program ran, or before the
-        // end state was read, disturbs the run.
+        // A folio that left the cache while the program ran or while its
+        // end state was read disturbs the run; so does an end state that
+        // is not what the kernel's events built.
         let mut disturbed = built.disturbed.first().cloned();
-        if disturbed.is_none() {
-            for (k, f) in files.iter().enumerate() {
-                let expect: u64 = rec
-                    .real_cache_at(k as u32, usize::MAX)
-                    .values()
-                    .map(|o| 1u64 << o)
-                    .sum();
-                match end_state(Path::new(&f.path), f.size, machine.page_size, expect) {
-                    Ok(end) => rec.end.push(Some(end)),
-                    Err(e) => {
-                        disturbed = Some(format!("end state of {}: {e:#}", f.path));
-                        break;
-                    }
-                }
+        for (k, (f, end)) in files.iter().zip(run.end).enumerate() {
+            let expect: u64 = rec
+                .real_cache_at(k as u32, usize::MAX)
+                .values()
+                .map(|o| 1u64 << o)
+                .sum();
+            let resident: u64 = end.resident.iter().map(|r| r[1]).sum();
+            let in_folios: u64 = end.folios.iter().map(|r| r[2] << r[1]).sum();
+            if disturbed.is_none() && in_folios != resident {
+                disturbed = Some(format!(
+                    "{}: the folio layout covers {in_folios} pages but {resident} were resident",
+                    f.path
+                ));
             }
+            if disturbed.is_none() && resident != expect {
+                disturbed = Some(format!(
+                    "{}: {resident} pages resident at the end, but the kernel's events leave {expect}",
+                    f.path
+                ));
+            }
+            rec.end.push(Some(end));
         }
         if let Some(first) = disturbed {
             if attempt > args.retries {
@@ -122,6 +129,8 @@ pub fn record_live(args: &RecordArgs) -> Result<(Recording, FromTrace, u32), Cli
 /// One run's trace and how the program ended.
 struct Run {
     records: Vec<TraceRecord>,
+    /// Each file's page cache once the program had exited.
+    end: Vec<EndState>,
     /// The exit status, or None when a signal ended it.
     status: Option<i32>,
 }
@@ -191,6 +200,12 @@ fn run_once(
     prog.write("tracing_on", "1")?;
     let status = child.release_and_wait(signals)?;
     prog.write("tracing_on", "0")?;
+    // The end state is read at once, while the watch still runs: an
+    // eviction now would go unseen otherwise.
+    let mut end = Vec::new();
+    for f in files {
+        end.push(end_state(Path::new(&f.path), f.size, page as u64)?);
+    }
     watch.write("tracing_on", "0")?;
     let prog_text = prog_reader.finish()?;
     let watch_text = watch_reader.finish()?;
@@ -212,7 +227,11 @@ fn run_once(
         r.outside = true;
     }
     records = merge(records, outside);
-    Ok(Run { records, status })
+    Ok(Run {
+        records,
+        end,
+        status,
+    })
 }
 
 /// `(s_dev == D && i_ino == I) || ...` over the files.
@@ -250,11 +269,10 @@ fn resident_pages(path: &Path, size: u64, page: usize) -> Result<u64> {
     Ok(map.mincore(page)?.iter().filter(|&&b| b & 1 != 0).count() as u64)
 }
 
-/// The file's residency and folio layout once `expect` pages (what the
-/// kernel's events left in the cache) are resident: reads still in flight
-/// when the program exited are not yet uptodate, and mincore() does not
-/// count them.
-fn end_state(path: &Path, size: u64, page_size: u64, expect: u64) -> Result<EndState> {
+/// The file's residency and folio layout once reads in flight have
+/// landed (mincore() counts a page only once it is uptodate): when the
+/// count has held for 100 ms.
+fn end_state(path: &Path, size: u64, page_size: u64) -> Result<EndState> {
     if size == 0 {
         return Ok(EndState::default());
     }
@@ -262,16 +280,14 @@ fn end_state(path: &Path, size: u64, page_size: u64, expect: u64) -> Result<EndS
     let file = File::open(path)?;
     let map = Map::new(&file, size, false)?;
     let deadline = Instant::now() + Duration::from_secs(10);
+    let mut last = (u64::MAX, Instant::now());
     let resident = loop {
         let m = map.mincore(page)?;
         let n = m.iter().filter(|&&b| b & 1 != 0).count() as u64;
-        if n == expect {
+        if n != last.0 {
+            last = (n, Instant::now());
+        } else if last.1.elapsed() >= Duration::from_millis(100) || Instant::now() > deadline {
             break m;
-        }
-        if n > expect || Instant::now() > deadline {
-            bail!(
-                "{n} pages resident, but the kernel's events leave {expect} (background eviction?)"
-            );
         }
         std::thread::sleep(Duration::from_millis(10));
     };

@@ -40,10 +40,10 @@
 //!   `U INDEX NR_TO_READ LOOKAHEAD_SIZE` page_cache_ra_unbounded;
 //!   `+ DELTA ORDER` and `- DELTA ORDER` a folio added to or deleted from
 //!   the page cache at index previous-add-or-delete's end + DELTA;
-//!   `F INDEX` mm_filemap_fault; `M INDEX LAST` mm_filemap_map_pages;
-//!   `G INDEX LAST` mm_filemap_get_pages; `P ADDRESS WRITE`
-//!   page_fault_user. Deltas make a walk's lines repeat, which gzip
-//!   shrinks to almost nothing.
+//!   `F DELTA` mm_filemap_fault, `M DELTA PAGES` mm_filemap_map_pages and
+//!   `G DELTA PAGES` mm_filemap_get_pages, at index previous-F/M/G's index
+//!   + DELTA, over PAGES pages; `P ADDRESS WRITE` page_fault_user. Deltas
+//!   make a walk's lines repeat, which gzip shrinks to almost nothing.
 //! - `end N`: file N's end state, `resident=START+LEN,...` and
 //!   `folios=START:ORDER:COUNT,...` (either may be empty).
 //! - `total N`: the number of item lines; a file without it is truncated.
@@ -145,6 +145,8 @@ struct Cursor {
     fault_mm: u32,
     /// The end of the previous add or delete: its index plus its pages.
     cache_end: u64,
+    /// The index of the previous fault, map_pages or get_pages event.
+    lookup: u64,
 }
 
 fn item_line(item: &Item, c: &mut Cursor) -> String {
@@ -225,9 +227,25 @@ fn item_line(item: &Item, c: &mut Cursor) -> String {
                 c.cache_end = index + (1u64 << order);
                 format!("{sign} {delta} {order}")
             }
-            Tracepoint::FilemapFault { index } => format!("F {index}"),
-            Tracepoint::MapPages { index, last_index } => format!("M {index} {last_index}"),
-            Tracepoint::GetPages { index, last_index } => format!("G {index} {last_index}"),
+            Tracepoint::FilemapFault { index } => {
+                let delta = index.wrapping_sub(c.lookup) as i64;
+                c.lookup = index;
+                format!("F {delta}")
+            }
+            Tracepoint::MapPages { index, last_index }
+            | Tracepoint::GetPages { index, last_index } => {
+                let tag = if matches!(tp, Tracepoint::MapPages { .. }) {
+                    'M'
+                } else {
+                    'G'
+                };
+                let delta = index.wrapping_sub(c.lookup) as i64;
+                c.lookup = index;
+                format!(
+                    "{tag} {delta} {}",
+                    last_index.wrapping_sub(index).wrapping_add(1)
+                )
+            }
             Tracepoint::PageFaultUser { address, write } => {
                 format!("P {address:#x} {}", write as u8)
             }
@@ -742,20 +760,23 @@ fn parse_item(
         }
         "F" => {
             arity(&[1])?;
-            event(Tracepoint::FilemapFault {
-                index: u(0, "index")?,
-            })
+            let index = c.lookup.wrapping_add(i(0, "delta")? as u64);
+            c.lookup = index;
+            event(Tracepoint::FilemapFault { index })
         }
         "M" | "G" => {
             arity(&[2])?;
-            let (index, last_index) = (u(0, "index")?, u(1, "last_index")?);
-            if last_index < index {
+            let index = c.lookup.wrapping_add(i(0, "delta")? as u64);
+            let pages = u(1, "pages")?;
+            if pages == 0 {
                 return Err(RecordingError::at(
                     n,
-                    format!("{tag}: last_index"),
-                    format!("{last_index} is before index {index}"),
+                    format!("{tag}: pages"),
+                    "a range of no pages",
                 ));
             }
+            c.lookup = index;
+            let last_index = index.wrapping_add(pages - 1);
             event(if tag == "M" {
                 Tracepoint::MapPages { index, last_index }
             } else {

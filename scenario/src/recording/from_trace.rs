@@ -514,7 +514,13 @@ impl<'a> Follower<'a> {
         };
         let file = file as u32;
         self.raws.push(Raw::Event { file, tp: *tp });
-        let task = format!("{}-{}", r.line.task, r.line.tid);
+        let at = format!(
+            "at {}.{:06}: {}-{}",
+            r.line.ts_ns / 1_000_000_000,
+            r.line.ts_ns % 1_000_000_000 / 1000,
+            r.line.task,
+            r.line.tid
+        );
         let own_drop = !r.outside
             && self
                 .tasks
@@ -525,8 +531,7 @@ impl<'a> Follower<'a> {
             Tracepoint::AddToPageCache { index, .. } => {
                 if r.outside {
                     self.disturbed.push(format!(
-                        "line {}: {task}, outside the program, added page {index} of file {file} to the page cache",
-                        r.line_no
+                        "{at}, outside the program, added page {index} of file {file} to the page cache"
                     ));
                 }
                 self.added[file as usize] = true;
@@ -535,8 +540,7 @@ impl<'a> Follower<'a> {
                 if self.added[file as usize] && !own_drop =>
             {
                 self.disturbed.push(format!(
-                    "line {}: {task} deleted page {index} of file {file} from the page cache after its first add (background eviction?)",
-                    r.line_no
+                    "{at} deleted page {index} of file {file} from the page cache after its first add (background eviction?)"
                 ));
             }
             _ => {}

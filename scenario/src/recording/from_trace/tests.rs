@@ -400,7 +400,7 @@ fn a_delete_after_the_first_add_is_a_disturbance() {
     ]);
     assert_eq!(r.disturbed.len(), 1);
     assert!(
-        r.disturbed[0].starts_with("line 7: prog-10 deleted page 0 of file 0"),
+        r.disturbed[0].starts_with("at 100.000007: prog-10 deleted page 0 of file 0"),
         "{}",
         r.disturbed[0]
     );
