@@ -85,6 +85,16 @@ pub fn record_live(args: &RecordArgs) -> Result<(Recording, FromTrace, u32), Cli
         // end state was read disturbs the run; so does an end state that
         // is not what the kernel's events built.
         let mut disturbed = built.disturbed.first().cloned();
+        // Another user of the machine may retune the device meanwhile.
+        for f in &files {
+            let now = file_facts(Path::new(&f.path)).map_err(CliError::Failed)?;
+            if disturbed.is_none() && now.read_ahead_kb != f.read_ahead_kb {
+                disturbed = Some(format!(
+                    "read_ahead_kb of {}'s device went from {} to {} during the run",
+                    f.path, f.read_ahead_kb, now.read_ahead_kb
+                ));
+            }
+        }
         for (k, (f, end)) in files.iter().zip(run.end).enumerate() {
             let expect: u64 = rec
                 .real_cache_at(k as u32, usize::MAX)

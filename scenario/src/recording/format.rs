@@ -34,10 +34,11 @@
 //!   `t DELTA [MM]` a read fault and `w DELTA [MM]` a write fault at
 //!   virtual page previous-fault's + DELTA, in process MM (left out when it
 //!   is the previous fault's). Kernel events, upper case or sign:
-//!   `S`/`A INDEX REQ_COUNT ORDER SIZE ASYNC_SIZE RA_PAGES MMAP_MISS
+//!   `S`/`A DELTA REQ_COUNT ORDER SIZE ASYNC_SIZE RA_PAGES MMAP_MISS
 //!   PREV_POS` page_cache_sync_ra / page_cache_async_ra;
-//!   `O INDEX ORDER SIZE ASYNC_SIZE RA_PAGES` page_cache_ra_order;
-//!   `U INDEX NR_TO_READ LOOKAHEAD_SIZE` page_cache_ra_unbounded;
+//!   `O DELTA ORDER SIZE ASYNC_SIZE RA_PAGES` page_cache_ra_order;
+//!   `U DELTA NR_TO_READ LOOKAHEAD_SIZE` page_cache_ra_unbounded; each at
+//!   index previous-readahead-event's index + DELTA;
 //!   `+ DELTA ORDER` and `- DELTA ORDER` a folio added to or deleted from
 //!   the page cache at index previous-add-or-delete's end + DELTA;
 //!   `F DELTA` mm_filemap_fault, `M DELTA PAGES` mm_filemap_map_pages and
@@ -147,6 +148,22 @@ struct Cursor {
     cache_end: u64,
     /// The index of the previous fault, map_pages or get_pages event.
     lookup: u64,
+    /// The index of the previous readahead event.
+    ra: u64,
+}
+
+impl Cursor {
+    /// `index` as a delta from the previous readahead event's.
+    fn ra_delta(&mut self, index: u64) -> i64 {
+        let d = index.wrapping_sub(self.ra) as i64;
+        self.ra = index;
+        d
+    }
+
+    fn ra_index(&mut self, delta: i64) -> u64 {
+        self.ra = self.ra.wrapping_add(delta as u64);
+        self.ra
+    }
 }
 
 fn item_line(item: &Item, c: &mut Cursor) -> String {
@@ -201,21 +218,25 @@ fn item_line(item: &Item, c: &mut Cursor) -> String {
                 index,
                 req_count,
                 ra,
-            } => format!("S {index} {req_count} {}", ra_text(&ra)),
+            } => format!("S {} {req_count} {}", c.ra_delta(index), ra_text(&ra)),
             Tracepoint::AsyncRa {
                 index,
                 req_count,
                 ra,
-            } => format!("A {index} {req_count} {}", ra_text(&ra)),
+            } => format!("A {} {req_count} {}", c.ra_delta(index), ra_text(&ra)),
             Tracepoint::RaOrder { index, ra } => format!(
-                "O {index} {} {} {} {}",
-                ra.order, ra.size, ra.async_size, ra.ra_pages
+                "O {} {} {} {} {}",
+                c.ra_delta(index),
+                ra.order,
+                ra.size,
+                ra.async_size,
+                ra.ra_pages
             ),
             Tracepoint::RaUnbounded {
                 index,
                 nr_to_read,
                 lookahead_size,
-            } => format!("U {index} {nr_to_read} {lookahead_size}"),
+            } => format!("U {} {nr_to_read} {lookahead_size}", c.ra_delta(index)),
             Tracepoint::AddToPageCache { index, order }
             | Tracepoint::DeleteFromPageCache { index, order } => {
                 let sign = if matches!(tp, Tracepoint::AddToPageCache { .. }) {
@@ -701,7 +722,8 @@ fn parse_item(
         }
         "S" | "A" => {
             arity(&[8])?;
-            let (index, req_count, ra) = (u(0, "index")?, u(1, "req_count")?, ra(2)?);
+            let (delta, req_count, ra) = (i(0, "delta")?, u(1, "req_count")?, ra(2)?);
+            let index = c.ra_index(delta);
             event(if tag == "S" {
                 Tracepoint::SyncRa {
                     index,
@@ -718,8 +740,9 @@ fn parse_item(
         }
         "O" => {
             arity(&[5])?;
+            let index = c.ra_index(i(0, "delta")?);
             event(Tracepoint::RaOrder {
-                index: u(0, "index")?,
+                index,
                 ra: RaFields {
                     order: u32_(1, "order")?,
                     size: u32_(2, "size")?,
@@ -732,8 +755,9 @@ fn parse_item(
         }
         "U" => {
             arity(&[3])?;
+            let index = c.ra_index(i(0, "delta")?);
             event(Tracepoint::RaUnbounded {
-                index: u(0, "index")?,
+                index,
                 nr_to_read: u(1, "nr_to_read")?,
                 lookahead_size: u(2, "lookahead_size")?,
             })
