@@ -42,6 +42,11 @@ pub struct RecordArgs {
     #[arg(long, default_value_t = 64)]
     pub buffer_mb: u64,
 
+    /// Also save the program's raw trace text here (the tracefs lines the
+    /// recording was built from; `--from-trace` reads it back).
+    #[arg(long, value_name = "PATH")]
+    pub keep_trace: Option<PathBuf>,
+
     /// Build the recording from this trace text (tracefs `trace` output or
     /// `trace-cmd report`) instead of running a program.
     #[arg(long, value_name = "TEXT")]

@@ -3,6 +3,9 @@
 
 use std::process::Command;
 
+#[path = "cli/record.rs"]
+mod record;
+
 fn folioscope(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_folioscope"))
         .args(args)

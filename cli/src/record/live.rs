@@ -129,6 +129,11 @@ pub fn record_live(args: &RecordArgs) -> Result<(Recording, FromTrace, u32), Cli
             attempt += 1;
             continue;
         }
+        if let Some(path) = &args.keep_trace {
+            std::fs::write(path, &run.text).map_err(|e| {
+                CliError::Failed(format!("--keep-trace: writing {}: {e}", path.display()))
+            })?;
+        }
         if let Some(status) = run.status.filter(|&s| s != 0) {
             eprintln!("note: {} exited with status {status}", args.command[0]);
         }
@@ -139,6 +144,8 @@ pub fn record_live(args: &RecordArgs) -> Result<(Recording, FromTrace, u32), Cli
 /// One run's trace and how the program ended.
 struct Run {
     records: Vec<TraceRecord>,
+    /// The program's trace as tracefs printed it.
+    text: Vec<u8>,
     /// Each file's page cache once the program had exited.
     end: Vec<EndState>,
     /// The exit status, or None when a signal ended it.
@@ -239,6 +246,7 @@ fn run_once(
     records = merge(records, outside);
     Ok(Run {
         records,
+        text: prog_text,
         end,
         status,
     })

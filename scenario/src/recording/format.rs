@@ -43,8 +43,9 @@
 //!   the page cache at index previous-add-or-delete's end + DELTA;
 //!   `F DELTA` mm_filemap_fault, `M DELTA PAGES` mm_filemap_map_pages and
 //!   `G DELTA PAGES` mm_filemap_get_pages, at index previous-F/M/G's index
-//!   + DELTA, over PAGES pages; `P ADDRESS WRITE` page_fault_user. Deltas
-//!   make a walk's lines repeat, which gzip shrinks to almost nothing.
+//!   plus DELTA, over PAGES pages; `P ADDRESS WRITE` page_fault_user.
+//!   Deltas make a walk's lines repeat, which gzip shrinks to almost
+//!   nothing.
 //! - `end N`: file N's end state, `resident=START+LEN,...` and
 //!   `folios=START:ORDER:COUNT,...` (either may be empty).
 //! - `total N`: the number of item lines; a file without it is truncated.

@@ -958,11 +958,9 @@ impl<'a> Follower<'a> {
                     );
                 }
             }
-            "munmap" => {
-                if ret == 0 {
-                    let pages = self.pages(arg(1));
-                    self.unmap(mm, arg(0) >> self.page_shift, pages, slot);
-                }
+            "munmap" if ret == 0 => {
+                let pages = self.pages(arg(1));
+                self.unmap(mm, arg(0) >> self.page_shift, pages, slot);
             }
             "madvise" => {
                 let Some(advice) = Madvice::from_number(arg(2)) else {
