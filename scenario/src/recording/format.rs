@@ -1089,6 +1089,29 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_example_parses() {
+        let doc = include_str!("../../../docs/recording.md");
+        let start = doc.find("```text\n").expect("an example") + 8;
+        let end = start + doc[start..].find("```").expect("closed");
+        let rec = Recording::parse(doc[start..end].as_bytes()).unwrap();
+        assert_eq!(
+            rec.events(0)[2],
+            Tracepoint::AddToPageCache {
+                index: 160,
+                order: 0
+            }
+        );
+        assert_eq!(
+            rec.events(0)[4],
+            Tracepoint::GetPages {
+                index: 160,
+                last_index: 175
+            }
+        );
+        assert!(rec.scenario(0).is_ok());
+    }
+
+    #[test]
     fn another_kernel_and_no_access_are_named() {
         let mut rec = sample();
         assert!(rec.scenario(0).is_ok());
