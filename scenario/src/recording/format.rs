@@ -10,7 +10,7 @@
 //! file 0 dev=254:0 ino=5141ae size=67108864 fs=ext4 read_ahead_kb=8192 path=/data/f
 //! o 0
 //! r 0 0 131072
-//! S 0 32 0 0 0 2048 0 -1
+//! S 0 32 0 0 0 2048 0 x
 //! + 0 2
 //! + 0 2
 //! end 0 resident=0+2048 folios=0:2:512
@@ -27,15 +27,17 @@
 //!   stand for a newline and a backslash.
 //! - Items, in the kernel's log order, of file 0 until a line `@N`
 //!   switches to file N. Accesses, lower case:
-//!   `o OFD` open; `r OFD OFFSET LEN` read; `s OFD OFFSET LEN` splice,
-//!   sendfile or copy_file_range; `f OFD OFFSET LEN ADVICE` posix_fadvise
+//!   `o OFD` open; `r OFD DELTA LEN` read and `s OFD DELTA LEN` splice,
+//!   sendfile or copy_file_range of LEN bytes at the previous read's end
+//!   plus DELTA; `f OFD OFFSET LEN ADVICE` posix_fadvise
 //!   (advice number); `m MM VPN PAGES OFD PGOFF` mmap; `u MM VPN PAGES`
 //!   munmap; `a MM VPN PAGES ADVICE` madvise (advice number);
 //!   `t DELTA [MM]` a read fault and `w DELTA [MM]` a write fault at
 //!   virtual page previous-fault's + DELTA, in process MM (left out when it
 //!   is the previous fault's). Kernel events, upper case or sign:
 //!   `S`/`A DELTA REQ_COUNT ORDER SIZE ASYNC_SIZE RA_PAGES MMAP_MISS
-//!   PREV_POS` page_cache_sync_ra / page_cache_async_ra;
+//!   PREV` page_cache_sync_ra / page_cache_async_ra, where PREV is
+//!   prev_pos less the index's byte offset, or `x` for a prev_pos of -1;
 //!   `O DELTA ORDER SIZE ASYNC_SIZE RA_PAGES` page_cache_ra_order;
 //!   `U DELTA NR_TO_READ LOOKAHEAD_SIZE` page_cache_ra_unbounded; each at
 //!   index previous-readahead-event's index + DELTA;
@@ -106,7 +108,11 @@ pub fn write_text(rec: &Recording) -> String {
             escape(&f.path)
         );
     }
-    let mut cur = vec![Cursor::default(); rec.files.len().max(1)];
+    let cursor = Cursor {
+        page_shift: m.page_size.trailing_zeros(),
+        ..Cursor::default()
+    };
+    let mut cur = vec![cursor; rec.files.len().max(1)];
     let mut file = 0u32;
     for item in &rec.items {
         if item.file() != file {
@@ -151,6 +157,10 @@ struct Cursor {
     lookup: u64,
     /// The index of the previous readahead event.
     ra: u64,
+    /// The end (offset plus length) of the previous read or splice.
+    read_end: u64,
+    /// PAGE_SHIFT, to write `prev_pos` relative to the event's index.
+    page_shift: u32,
 }
 
 impl Cursor {
@@ -171,8 +181,16 @@ fn item_line(item: &Item, c: &mut Cursor) -> String {
     match *item {
         Item::Access { access, .. } => match access {
             Access::Open { ofd } => format!("o {ofd}"),
-            Access::ReadAt { ofd, offset, len } => format!("r {ofd} {offset} {len}"),
-            Access::SpliceRead { ofd, offset, len } => format!("s {ofd} {offset} {len}"),
+            Access::ReadAt { ofd, offset, len } | Access::SpliceRead { ofd, offset, len } => {
+                let tag = if matches!(access, Access::ReadAt { .. }) {
+                    'r'
+                } else {
+                    's'
+                };
+                let delta = offset.wrapping_sub(c.read_end) as i64;
+                c.read_end = offset.wrapping_add(len);
+                format!("{tag} {ofd} {delta} {len}")
+            }
             Access::Fadvise {
                 ofd,
                 offset,
@@ -212,19 +230,31 @@ fn item_line(item: &Item, c: &mut Cursor) -> String {
                 c.fault_vpn = page;
                 line
             }
-            Access::Read { offset, len } => format!("r 0 {offset} {len}"),
+            Access::Read { offset, len } => {
+                let delta = offset.wrapping_sub(c.read_end) as i64;
+                c.read_end = offset.wrapping_add(len);
+                format!("r 0 {delta} {len}")
+            }
         },
         Item::Event { tp, .. } => match tp {
             Tracepoint::SyncRa {
                 index,
                 req_count,
                 ra,
-            } => format!("S {} {req_count} {}", c.ra_delta(index), ra_text(&ra)),
+            } => format!(
+                "S {} {req_count} {}",
+                c.ra_delta(index),
+                ra_text(&ra, index, c.page_shift)
+            ),
             Tracepoint::AsyncRa {
                 index,
                 req_count,
                 ra,
-            } => format!("A {} {req_count} {}", c.ra_delta(index), ra_text(&ra)),
+            } => format!(
+                "A {} {req_count} {}",
+                c.ra_delta(index),
+                ra_text(&ra, index, c.page_shift)
+            ),
             Tracepoint::RaOrder { index, ra } => format!(
                 "O {} {} {} {} {}",
                 c.ra_delta(index),
@@ -275,10 +305,20 @@ fn item_line(item: &Item, c: &mut Cursor) -> String {
     }
 }
 
-fn ra_text(ra: &RaFields) -> String {
+/// The readahead fields; `prev_pos` as its distance from the event's
+/// index in bytes (a read's previous position is near where it reads), or
+/// `x` for -1, the position of a file not yet read.
+fn ra_text(ra: &RaFields, index: u64, page_shift: u32) -> String {
+    let prev = if ra.prev_pos == -1 {
+        "x".to_string()
+    } else {
+        ra.prev_pos
+            .wrapping_sub((index << page_shift) as i64)
+            .to_string()
+    };
     format!(
-        "{} {} {} {} {} {}",
-        ra.order, ra.size, ra.async_size, ra.ra_pages, ra.mmap_miss, ra.prev_pos
+        "{} {} {} {} {} {prev}",
+        ra.order, ra.size, ra.async_size, ra.ra_pages, ra.mmap_miss
     )
 }
 
@@ -378,8 +418,14 @@ pub fn parse_text(text: &str) -> Result<Recording, RecordingError> {
             "arg" => command.push(unescape(rest)),
             "file" => {
                 let f = parse_file(n, rest, files.len())?;
+                let page_size = machine.as_ref().map(|m| m.page_size).ok_or_else(|| {
+                    RecordingError::at(n, "file", "a file before the machine line")
+                })?;
                 files.push(f);
-                cur.push(Cursor::default());
+                cur.push(Cursor {
+                    page_shift: page_size.trailing_zeros(),
+                    ..Cursor::default()
+                });
                 end.push(None);
             }
             "end" => {
@@ -628,14 +674,20 @@ fn parse_item(
             ))
         }
     };
-    let ra = |k: usize| -> Result<RaFields, RecordingError> {
+    let page_shift = c.page_shift;
+    let ra = |k: usize, index: u64| -> Result<RaFields, RecordingError> {
+        let prev_pos = if field(k + 5, "prev_pos")? == "x" {
+            -1
+        } else {
+            i(k + 5, "prev_pos")?.wrapping_add((index << page_shift) as i64)
+        };
         Ok(RaFields {
             order: u32_(k, "order")?,
             size: u32_(k + 1, "size")?,
             async_size: u32_(k + 2, "async_size")?,
             ra_pages: u32_(k + 3, "ra_pages")?,
             mmap_miss: u32_(k + 4, "mmap_miss")?,
-            prev_pos: i(k + 5, "prev_pos")?,
+            prev_pos,
         })
     };
     let access = |a: Access| Ok(Item::Access { file, access: a });
@@ -649,7 +701,9 @@ fn parse_item(
         }
         "r" | "s" => {
             arity(&[3])?;
-            let (ofd, offset, len) = (u32_(0, "ofd")?, u(1, "offset")?, u(2, "len")?);
+            let (ofd, delta, len) = (u32_(0, "ofd")?, i(1, "delta")?, u(2, "len")?);
+            let offset = c.read_end.wrapping_add(delta as u64);
+            c.read_end = offset.wrapping_add(len);
             access(if tag == "r" {
                 Access::ReadAt { ofd, offset, len }
             } else {
@@ -723,8 +777,10 @@ fn parse_item(
         }
         "S" | "A" => {
             arity(&[8])?;
-            let (delta, req_count, ra) = (i(0, "delta")?, u(1, "req_count")?, ra(2)?);
-            let index = c.ra_index(delta);
+            let (delta, req_count) = (i(0, "delta")?, u(1, "req_count")?);
+            let index = c.ra.wrapping_add(delta as u64);
+            let ra = ra(2, index)?;
+            c.ra = index;
             event(if tag == "S" {
                 Tracepoint::SyncRa {
                     index,
@@ -1057,7 +1113,7 @@ mod tests {
         // A bad number on the read line (line 8: header, machine, 3 args,
         // 2 files, o, f, r).
         let bad = good.replace("r 0 10485760 1048576", "r 0 ten 1048576");
-        assert_eq!(err(&bad), "line 10: r: offset: 'ten' is not a number");
+        assert_eq!(err(&bad), "line 10: r: delta: 'ten' is not a signed number");
         let bad = good.replace("r 0 10485760 1048576", "q 1 2");
         assert_eq!(err(&bad), "line 10: item: 'q' is not a recording line");
         // Truncated: the closing line is gone, or the gzip stream is cut.
