@@ -169,6 +169,14 @@ fn run_once(
     let prog = Instance::create(root, &format!("folioscope-{me}-prog"))?;
     let watch = Instance::create(root, &format!("folioscope-{me}-watch"))?;
     let filter = inode_filter(files);
+    // One clock for every CPU and both instances, so that the merged
+    // stream is in the order the kernel logged it even when a task moves
+    // between CPUs.
+    for inst in [&prog, &watch] {
+        if inst.has_clock("mono") {
+            inst.write("trace_clock", "mono")?;
+        }
+    }
     prog.write("buffer_size_kb", &(args.buffer_mb * 1024).to_string())?;
     watch.write("buffer_size_kb", "4096")?;
     for e in PROGRAM_EVENTS {

@@ -86,12 +86,16 @@ pub const FILE_EVENTS: &[&str] = &[
 
 /// tracefs's root, or a one-line error saying how to mount it.
 pub fn root() -> Result<PathBuf, String> {
-    let root = PathBuf::from(TRACEFS);
+    root_at(Path::new(TRACEFS))
+}
+
+fn root_at(root: &Path) -> Result<PathBuf, String> {
     if root.join("instances").is_dir() {
-        Ok(root)
+        Ok(root.to_path_buf())
     } else {
         Err(format!(
-            "tracefs is not mounted at {TRACEFS}; mount it with: mount -t tracefs nodev {TRACEFS}"
+            "tracefs is not mounted at {0}; mount it with: mount -t tracefs nodev {0}",
+            root.display()
         ))
     }
 }
@@ -146,6 +150,14 @@ impl Instance {
 
     pub fn filter(&self, event: &str, expr: &str) -> Result<()> {
         self.write(&format!("events/{event}/filter"), expr)
+    }
+
+    /// Whether the instance offers this trace clock.
+    pub fn has_clock(&self, clock: &str) -> bool {
+        std::fs::read_to_string(self.dir.join("trace_clock")).is_ok_and(|c| {
+            c.split_whitespace()
+                .any(|w| w.trim_matches(|ch| ch == '[' || ch == ']') == clock)
+        })
     }
 
     /// Whether this instance has the event.
@@ -260,5 +272,44 @@ fn drain(mut file: File, stop: &AtomicBool) -> Result<Vec<u8>> {
             }
             Err(e) => return Err(e).context("reading trace_pipe"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_mount_or_event_is_named() {
+        let dir = std::env::temp_dir().join(format!("folioscope-tracefs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            root_at(&dir).unwrap_err(),
+            format!(
+                "tracefs is not mounted at {0}; mount it with: mount -t tracefs nodev {0}",
+                dir.display()
+            )
+        );
+        // A kernel with every event but page_fault_user.
+        std::fs::create_dir_all(dir.join("instances")).unwrap();
+        let syscalls = SYSCALLS.iter().flat_map(|s| {
+            [
+                format!("syscalls/sys_enter_{s}"),
+                format!("syscalls/sys_exit_{s}"),
+            ]
+        });
+        for e in PROGRAM_EVENTS.iter().map(|e| e.to_string()).chain(syscalls) {
+            if e != "exceptions/page_fault_user" {
+                let d = dir.join("events").join(e);
+                std::fs::create_dir_all(&d).unwrap();
+                std::fs::write(d.join("enable"), "0").unwrap();
+            }
+        }
+        assert_eq!(root_at(&dir).unwrap(), dir);
+        assert_eq!(
+            check_events(&dir).unwrap_err(),
+            "this kernel has no tracepoint exceptions:page_fault_user (needed to record)"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
