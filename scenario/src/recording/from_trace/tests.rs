@@ -455,3 +455,52 @@ fn mremap_of_the_file_and_lost_events_are_errors() {
         .to_string();
     assert_eq!(e, "line 1: sys_read: fd: 'zz' is not a number");
 }
+
+#[test]
+fn two_files_each_count_their_own_opens() {
+    let files = [
+        TracedFile {
+            inode: F,
+            size: 64 << 20,
+        },
+        TracedFile {
+            inode: TraceInode { ino: 0xdef, ..F },
+            size: 4096,
+        },
+    ];
+    let text = trace(&[
+        "10 sys_openat(dfd: 0xffffff9c, filename: 0x1, flags: 0, mode: 0)",
+        "10 sys_openat -> 0x3",
+        "10 sys_openat(dfd: 0xffffff9c, filename: 0x2, flags: 0, mode: 0)",
+        "10 sys_openat -> 0x4",
+        "10 sys_read(fd: 4, buf: 0x1, count: 0x1000)",
+        "10 mm_filemap_get_pages: dev=254:0 ino=def ofs=0-4095",
+        "10 sys_read -> 0x1000",
+        "10 sys_read(fd: 3, buf: 0x1, count: 0x1000)",
+        "10 mm_filemap_get_pages: dev=254:0 ino=abc ofs=0-4095",
+        "10 sys_read -> 0x1000",
+    ]);
+    let r = from_trace_text(&text, &files, 12).unwrap();
+    let by_file: Vec<(u32, Access)> = r
+        .items
+        .iter()
+        .filter_map(|i| match *i {
+            Item::Access { file, access } => Some((file, access)),
+            _ => None,
+        })
+        .collect();
+    let read = Access::ReadAt {
+        ofd: 0,
+        offset: 0,
+        len: 4096,
+    };
+    assert_eq!(
+        by_file,
+        [
+            (0, Access::Open { ofd: 0 }),
+            (1, Access::Open { ofd: 0 }),
+            (1, read),
+            (0, read),
+        ]
+    );
+}
