@@ -869,7 +869,7 @@ impl<'a> Follower<'a> {
                 if !ok || (name != "dup" && arg(0) == arg(1)) {
                     return;
                 }
-                if let Some(ofd) = self.lookup(table, arg(0)) {
+                if let Some(ofd) = self.fd_ofd(tid, arg(0), slot) {
                     let cloexec = name == "dup3" && arg(2) & O_CLOEXEC != 0;
                     self.tables[table]
                         .fds
@@ -883,7 +883,7 @@ impl<'a> Follower<'a> {
                 let fd = arg(0) as u32 as i32;
                 match arg(1) {
                     F_DUPFD | F_DUPFD_CLOEXEC => {
-                        if let Some(ofd) = self.lookup(table, arg(0)) {
+                        if let Some(ofd) = self.fd_ofd(tid, arg(0), slot) {
                             let cloexec = arg(1) == F_DUPFD_CLOEXEC;
                             self.tables[table]
                                 .fds

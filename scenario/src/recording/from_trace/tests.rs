@@ -504,3 +504,33 @@ fn two_files_each_count_their_own_opens() {
         ]
     );
 }
+
+#[test]
+fn a_dup_of_an_inherited_fd_is_the_same_open_file() {
+    // fd 0 came from outside: dup'd to 5, read through both.
+    let r = follow(&[
+        "10 sys_dup(fildes: 0)",
+        "10 sys_dup -> 0x5",
+        "10 sys_read(fd: 5, buf: 0x1, count: 0x1000)",
+        "10 mm_filemap_get_pages: dev=254:0 ino=abc ofs=0-4095",
+        "10 sys_read -> 0x1000",
+        "10 sys_read(fd: 0, buf: 0x1, count: 0x1000)",
+        "10 sys_read -> 0x1000",
+    ]);
+    assert_eq!(
+        accesses(&r),
+        [
+            Access::Open { ofd: 0 },
+            Access::ReadAt {
+                ofd: 0,
+                offset: 0,
+                len: 4096
+            },
+            Access::ReadAt {
+                ofd: 0,
+                offset: 4096,
+                len: 4096
+            },
+        ]
+    );
+}
