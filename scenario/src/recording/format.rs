@@ -1149,7 +1149,7 @@ mod tests {
         let doc = include_str!("../../../docs/recording.md");
         let start = doc.find("```text\n").expect("an example") + 8;
         let end = start + doc[start..].find("```").expect("closed");
-        let rec = Recording::parse(doc[start..end].as_bytes()).unwrap();
+        let rec = Recording::parse(&doc.as_bytes()[start..end]).unwrap();
         assert_eq!(
             rec.events(0)[2],
             Tracepoint::AddToPageCache {
