@@ -102,6 +102,14 @@ fn finish(
     for note in &built.notes {
         eprintln!("note: {note}");
     }
+    for (k, f) in rec.files.iter().enumerate() {
+        if rec.accesses(k as u32).is_empty() {
+            eprintln!(
+                "warning: no access to {} was seen (an open file is known by the page-cache events of its reads and faults)",
+                f.path
+            );
+        }
+    }
     let events = rec
         .items
         .iter()
