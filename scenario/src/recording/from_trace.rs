@@ -209,6 +209,11 @@ struct Task {
     /// The open file of the mapping the last user fault hit, until the
     /// task's next fault or syscall.
     fault: Option<OfdId>,
+    /// A protection fault in a file mapping, kept (in its slot) only if
+    /// the kernel's page-cache events show it reached the file's fault
+    /// path: a write to a private mapping of a PMD-mapped folio splits
+    /// the PMD and faults the page in again through `filemap_fault`.
+    pending: Option<(usize, RawAccess)>,
 }
 
 /// An access before the open files are named: global ids.
@@ -392,6 +397,7 @@ impl<'a> Follower<'a> {
                     table,
                     call: None,
                     fault: None,
+                    pending: None,
                 },
             );
         }
@@ -433,9 +439,17 @@ impl<'a> Follower<'a> {
                     return;
                 }
                 let slot = self.slot();
-                let hit = self.fault(tid, *address, *error_code, slot);
+                let (hit, pending) = match self.fault(tid, *address, *error_code) {
+                    Some((ofd, a)) if error_code & PF_PROT != 0 => (Some(ofd), Some((slot, a))),
+                    Some((ofd, a)) => {
+                        self.push(slot, a);
+                        (Some(ofd), None)
+                    }
+                    None => (None, None),
+                };
                 let t = self.task(tid);
                 t.fault = hit;
+                t.pending = pending;
             }
             TraceEvent::KernelFault {
                 address,
@@ -448,9 +462,15 @@ impl<'a> Follower<'a> {
                 if self.task(tid).call.is_none() {
                     return;
                 }
+                if error_code & PF_PROT != 0 {
+                    return;
+                }
                 let slot = self.slot();
-                let hit = self.fault(tid, address, *error_code, slot);
-                if let (Some(ofd), Some(call)) = (hit, self.task(tid).call.as_mut()) {
+                let Some((ofd, a)) = self.fault(tid, address, *error_code) else {
+                    return;
+                };
+                self.push(slot, a);
+                if let Some(call) = self.task(tid).call.as_mut() {
                     call.kernel_fault = Some(ofd);
                 }
             }
@@ -483,29 +503,24 @@ impl<'a> Follower<'a> {
     }
 
     /// A user or kernel fault at `address`: a `Fault` access when it lands
-    /// in a file mapping on a page not yet mapped. Returns the mapping's
-    /// open file.
-    fn fault(&mut self, tid: u32, address: u64, error_code: u64, slot: usize) -> Option<OfdId> {
+    /// in a file mapping, with the mapping's open file.
+    fn fault(&mut self, tid: u32, address: u64, error_code: u64) -> Option<(OfdId, RawAccess)> {
         let mm = self.task(tid).mm;
-        if error_code & PF_PROT != 0 {
-            return None;
-        }
         let vpn = address >> self.page_shift;
         let (_, m) = self.mms[mm].maps.range(..=vpn).next_back()?;
         if m.end <= vpn {
             return None;
         }
         let ofd = m.ofd;
-        self.push(
-            slot,
+        Some((
+            ofd,
             RawAccess::Fault {
                 mm,
                 vpn,
                 write: error_code & PF_WRITE != 0,
                 ofd,
             },
-        );
-        Some(ofd)
+        ))
     }
 
     fn file_event(&mut self, r: &TraceRecord, inode: TraceInode, tp: &Tracepoint) {
@@ -621,6 +636,9 @@ impl<'a> Follower<'a> {
         }
         match t.fault {
             Some(ofd) if !matches!(tp, Tracepoint::GetPages { .. }) => {
+                if let Some((slot, a)) = self.tasks.get_mut(&tid).and_then(|t| t.pending.take()) {
+                    self.push(slot, a);
+                }
                 self.name(ofd, file);
                 true
             }
@@ -678,6 +696,7 @@ impl<'a> Follower<'a> {
         }
         let t = self.task(tid);
         t.fault = None;
+        t.pending = None;
         t.call = Some(Call {
             name: name.to_string(),
             args: args.to_vec(),
@@ -1080,6 +1099,7 @@ impl<'a> Follower<'a> {
                 table,
                 call: None,
                 fault: None,
+                pending: None,
             },
         ) {
             self.release(old);
@@ -1139,6 +1159,7 @@ impl<'a> Follower<'a> {
         t.mm = new;
         t.call = None;
         t.fault = None;
+        t.pending = None;
     }
 
     fn task_exit(&mut self, pid: u32) {

@@ -534,3 +534,43 @@ fn a_dup_of_an_inherited_fd_is_the_same_open_file() {
         ]
     );
 }
+
+#[test]
+fn a_protection_fault_that_reaches_filemap_fault_is_an_access() {
+    // A write to a private mapping of a PMD-mapped folio: the PMD is
+    // split and the page faulted in again through filemap_fault.
+    let r = follow(&[
+        "10 sys_openat(dfd: 0xffffff9c, filename: 0x1, flags: 0, mode: 0)",
+        "10 sys_openat -> 0x3",
+        "10 sys_mmap(addr: 0, len: 0x4000000, prot: 3, flags: 2, fd: 3, off: 0)",
+        "10 sys_mmap -> 0x7f0000000000",
+        "10 page_fault_user: address=0x7f0000000000 ip=0x55 error_code=0x4",
+        "10 mm_filemap_fault: dev=254:0 ino=abc ofs=0",
+        "10 page_fault_user: address=0x7f0000001000 ip=0x55 error_code=0x7",
+        "10 mm_filemap_fault: dev=254:0 ino=abc ofs=4096",
+        // A copy-on-write of a page mapped by a PTE never reaches the file.
+        "10 page_fault_user: address=0x7f0000002000 ip=0x55 error_code=0x7",
+        "10 sys_munmap(addr: 0x7f0000000000, len: 0x4000000)",
+        "10 sys_munmap -> 0x0",
+    ]);
+    let b = 0x7f0000000u64;
+    let faults: Vec<Access> = accesses(&r)
+        .into_iter()
+        .filter(|a| matches!(a, Access::Fault { .. }))
+        .collect();
+    assert_eq!(
+        faults,
+        [
+            Access::Fault {
+                mm: 0,
+                vpn: b,
+                write: false
+            },
+            Access::Fault {
+                mm: 0,
+                vpn: b + 1,
+                write: true
+            },
+        ]
+    );
+}
