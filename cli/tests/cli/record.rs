@@ -327,3 +327,142 @@ fn ctrl_c_stops_the_program_and_leaves_no_instance() {
     let watch = PathBuf::from(instance.to_str().unwrap().replace("-prog", "-watch"));
     assert!(!watch.exists());
 }
+
+/// The kernel's `print fmt` with `values` put in, as tracefs renders it.
+fn render(fmt: &str, values: &[u64]) -> String {
+    let mut out = String::new();
+    let mut vals = values.iter();
+    let mut rest = fmt;
+    while let Some(p) = rest.find('%') {
+        out.push_str(&rest[..p]);
+        let spec_len = rest[p + 1..]
+            .find(|c: char| matches!(c, 'd' | 'u' | 'x' | 's'))
+            .expect("a conversion")
+            + 2;
+        let spec = &rest[p..p + spec_len];
+        let v = *vals.next().expect("a value for each conversion");
+        out.push_str(&match spec {
+            "%lx" => format!("{v:x}"),
+            "%ps" => format!("0x{v:x}"),
+            "%lld" => format!("{}", v as i64),
+            _ => v.to_string(),
+        });
+        rest = &rest[p + spec_len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn tracepoint_text_is_this_kernels_print_fmt() {
+    use folioscope_core::{RaFields, Tracepoint};
+    use folioscope_scenario::tracepoint_text::{format_tracepoint, TraceInode};
+    let events = Path::new("/sys/kernel/tracing/events");
+    if !events.join("filemap").is_dir() {
+        println!("skipped: tracepoint_text_is_this_kernels_print_fmt: no tracefs events here");
+        return;
+    }
+    let f = TraceInode {
+        major: 254,
+        minor: 0,
+        ino: 0x51218d,
+    };
+    let ra = RaFields {
+        order: 2,
+        size: 2048,
+        async_size: 512,
+        ra_pages: 2048,
+        mmap_miss: 7,
+        prev_pos: -1,
+    };
+    let cases: Vec<(&str, Tracepoint, Vec<u64>)> = vec![
+        (
+            "readahead/page_cache_sync_ra",
+            Tracepoint::SyncRa {
+                index: 5,
+                req_count: 32,
+                ra,
+            },
+            vec![254, 0, 0x51218d, 5, 32, 2, 2048, 512, 2048, 7, u64::MAX],
+        ),
+        (
+            "readahead/page_cache_async_ra",
+            Tracepoint::AsyncRa {
+                index: 5,
+                req_count: 32,
+                ra,
+            },
+            vec![254, 0, 0x51218d, 5, 32, 2, 2048, 512, 2048, 7, u64::MAX],
+        ),
+        (
+            "readahead/page_cache_ra_order",
+            Tracepoint::RaOrder { index: 5, ra },
+            vec![254, 0, 0x51218d, 5, 2, 2048, 512, 2048],
+        ),
+        (
+            "readahead/page_cache_ra_unbounded",
+            Tracepoint::RaUnbounded {
+                index: 5,
+                nr_to_read: 16,
+                lookahead_size: 4,
+            },
+            vec![254, 0, 0x51218d, 5, 16, 4],
+        ),
+        (
+            "filemap/mm_filemap_add_to_page_cache",
+            Tracepoint::AddToPageCache { index: 3, order: 9 },
+            vec![254, 0, 0x51218d, 0, 3 << 12, 9],
+        ),
+        (
+            "filemap/mm_filemap_delete_from_page_cache",
+            Tracepoint::DeleteFromPageCache { index: 3, order: 9 },
+            vec![254, 0, 0x51218d, 0, 3 << 12, 9],
+        ),
+        (
+            "filemap/mm_filemap_fault",
+            Tracepoint::FilemapFault { index: 3 },
+            vec![254, 0, 0x51218d, 3 << 12],
+        ),
+        (
+            "filemap/mm_filemap_map_pages",
+            Tracepoint::MapPages {
+                index: 3,
+                last_index: 18,
+            },
+            vec![254, 0, 0x51218d, 3 << 12, (19 << 12) - 1],
+        ),
+        (
+            "filemap/mm_filemap_get_pages",
+            Tracepoint::GetPages {
+                index: 3,
+                last_index: 18,
+            },
+            vec![254, 0, 0x51218d, 3 << 12, (19 << 12) - 1],
+        ),
+        (
+            "exceptions/page_fault_user",
+            Tracepoint::PageFaultUser {
+                address: 0x7f0000001000,
+                write: true,
+            },
+            vec![0x7f0000001000, 0, 6],
+        ),
+    ];
+    for (event, tp, values) in cases {
+        let Ok(format) = std::fs::read_to_string(events.join(event).join("format")) else {
+            println!("skipped: {event}: its format is not readable here");
+            continue;
+        };
+        let fmt = format
+            .lines()
+            .find_map(|l| l.strip_prefix("print fmt: \""))
+            .and_then(|l| l.split('"').next())
+            .expect("a print fmt line");
+        let name = event.rsplit('/').next().unwrap();
+        assert_eq!(
+            format_tracepoint(&tp, f, 12),
+            format!("{name}: {}", render(fmt, &values)),
+            "{event}"
+        );
+    }
+}
