@@ -336,7 +336,7 @@ fn render(fmt: &str, values: &[u64]) -> String {
     while let Some(p) = rest.find('%') {
         out.push_str(&rest[..p]);
         let spec_len = rest[p + 1..]
-            .find(|c: char| matches!(c, 'd' | 'u' | 'x' | 's'))
+            .find(['d', 'u', 'x', 's'])
             .expect("a conversion")
             + 2;
         let spec = &rest[p..p + spec_len];
