@@ -65,13 +65,13 @@ pub fn record_live(args: &RecordArgs) -> Result<(Recording, FromTrace, u32), Cli
     let signals = Guard::install();
     let mut attempt = 1;
     loop {
-        let run = run_once(args, &root, &program, &files, &signals)
-            .map_err(|e| CliError::Failed(format!("{e:#}")))?;
+        let run = run_once(args, &root, &program, &files, &signals);
         if let Some(sig) = signals.stopped() {
             return Err(CliError::Failed(format!(
                 "interrupted by signal {sig}: the program was stopped, the tracefs instances removed, nothing written"
             )));
         }
+        let run = run.map_err(|e| CliError::Failed(format!("{e:#}")))?;
         let built = from_trace(&run.records, &traced, page_shift)
             .map_err(|e| CliError::Failed(format!("reading the trace: {e}")))?;
         let mut rec = Recording {
@@ -223,6 +223,11 @@ fn run_once(
         }
     }
     prog.write("tracing_on", "1")?;
+    // A signal during the cold start stops here: the child, never
+    // released, is killed as it drops.
+    if signals.stopped().is_some() {
+        bail!("interrupted");
+    }
     let status = child.release_and_wait(signals)?;
     prog.write("tracing_on", "0")?;
     // The end state is read at once, while the watch still runs: an
