@@ -11,7 +11,10 @@ mod check;
 mod compare;
 mod kernels;
 mod link;
+#[cfg(target_os = "linux")]
+mod pagecache;
 mod probe;
+mod record;
 mod run;
 
 use std::process::ExitCode;
@@ -37,6 +40,9 @@ enum Command {
     Probe(probe::ProbeArgs),
     /// Run a scenario on both and print where they differ.
     Check(probe::ProbeArgs),
+    /// Run a program under the kernel's tracepoints and record what it
+    /// asked of its files and what the page cache did.
+    Record(record::RecordArgs),
     /// Print a seed's tables from the model, next to the published figures.
     Compare(compare::CompareArgs),
     /// List the kernel variants and patch toggles.
@@ -85,6 +91,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(&a),
         Command::Probe(a) => probe::probe_command(&a),
         Command::Check(a) => check::check(&a),
+        Command::Record(a) => record::record(&a),
         Command::Compare(a) => compare::compare(&a),
         Command::Kernels => kernels::kernels(),
         Command::Link(a) => link::link(&a),

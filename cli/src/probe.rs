@@ -14,7 +14,7 @@ use crate::CliError;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
-mod sysfs;
+pub(crate) mod sysfs;
 
 #[derive(Args, Clone, Debug)]
 pub struct ProbeArgs {

@@ -5,6 +5,9 @@ use std::process::Command;
 
 use folioscope_scenario::link::{site_url, LOCAL_URL};
 
+#[path = "cli/record.rs"]
+mod record;
+
 fn folioscope(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_folioscope"))
         .args(args)

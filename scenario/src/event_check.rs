@@ -12,7 +12,7 @@
 
 use folioscope_core::Tracepoint;
 
-use crate::tracepoint_text::{tracepoint_line, FileId};
+use crate::tracepoint_text::{format_tracepoint, TraceInode};
 
 /// Events shown on each side of a divergence.
 pub const CONTEXT: usize = 3;
@@ -92,8 +92,15 @@ pub fn is_compared(tp: &Tracepoint) -> bool {
         )
 }
 
-/// Compares the model's tracepoints with the kernel's for one file.
-pub fn check_events(model: &[Tracepoint], real: &[Tracepoint], file: FileId) -> EventCheck {
+/// Compares the model's tracepoints with the kernel's for one file, which
+/// the lines of a divergence name by `file` and print with `page_shift`.
+pub fn check_events(
+    model: &[Tracepoint],
+    real: &[Tracepoint],
+    file: TraceInode,
+    page_shift: u32,
+) -> EventCheck {
+    let line = |t: &Tracepoint| format_tracepoint(t, file, page_shift);
     let model: Vec<&Tracepoint> = model.iter().filter(|t| is_compared(t)).collect();
     let real: Vec<&Tracepoint> = real.iter().filter(|t| is_compared(t)).collect();
     let mut check = EventCheck {
@@ -113,7 +120,7 @@ pub fn check_events(model: &[Tracepoint], real: &[Tracepoint], file: FileId) -> 
             (_, Some(b @ Tracepoint::DeleteFromPageCache { .. })) => {
                 check.verdict = Verdict::Disturbed {
                     position: i,
-                    line: tracepoint_line(b, file),
+                    line: line(b),
                 };
                 return check;
             }
@@ -122,7 +129,7 @@ pub fn check_events(model: &[Tracepoint], real: &[Tracepoint], file: FileId) -> 
                     let from = i.saturating_sub(CONTEXT);
                     let mut v: Vec<String> = s[from.min(s.len())..(i + 1).min(s.len())]
                         .iter()
-                        .map(|t| tracepoint_line(t, file))
+                        .map(|t| line(t))
                         .collect();
                     if s.len() <= i {
                         v.push("(end of stream)".into());
@@ -169,7 +176,7 @@ mod tests {
         let mut r = s.clone();
         // Faults are not compared: one more on the kernel's side is fine.
         r.insert(0, Tracepoint::FilemapFault { index: 3 });
-        let c = check_events(&s, &r, FileId::default());
+        let c = check_events(&s, &r, TraceInode::MODEL, 12);
         assert!(c.is_identical());
         assert_eq!((c.adds, c.readahead_calls), (2, 1));
         assert_eq!(
@@ -183,7 +190,7 @@ mod tests {
         let s = vec![unbounded(0), add(0), add(1), add(2), add(3)];
         let mut r = s.clone();
         r[4] = add(7);
-        let c = check_events(&s, &r, FileId::default());
+        let c = check_events(&s, &r, TraceInode::MODEL, 12);
         let Verdict::Diverged {
             position,
             model,
@@ -209,10 +216,10 @@ mod tests {
                 prev_pos: -1,
             },
         };
-        let c = check_events(&[ra(0)], &[ra(1)], FileId::default());
+        let c = check_events(&[ra(0)], &[ra(1)], TraceInode::MODEL, 12);
         assert!(!c.is_identical());
         // One stream ending early.
-        let c = check_events(&s[..3], &s, FileId::default());
+        let c = check_events(&s[..3], &s, TraceInode::MODEL, 12);
         let Verdict::Diverged { model, .. } = &c.verdict else {
             panic!("expected a divergence");
         };
@@ -227,10 +234,10 @@ mod tests {
             Tracepoint::DeleteFromPageCache { index: 0, order: 0 },
             add(1),
         ];
-        let c = check_events(&s, &r, FileId::default());
+        let c = check_events(&s, &r, TraceInode::MODEL, 12);
         assert!(matches!(c.verdict, Verdict::Disturbed { position: 1, .. }));
         // The same removal on both sides (a POSIX_FADV_DONTNEED) compares.
-        let c = check_events(&r, &r, FileId::default());
+        let c = check_events(&r, &r, TraceInode::MODEL, 12);
         assert!(c.is_identical());
         assert_eq!(c.removals, 1);
     }

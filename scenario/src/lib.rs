@@ -10,11 +10,16 @@
 //! - [`report`]: the figures of a run as JSON (the shape `folioscope run`
 //!   and `folioscope probe` print) and as a plain-text table;
 //! - [`text`]: one line per model event, naming the kernel function;
-//!   [`tracepoint_text`]: the kernel's tracepoints as tracefs prints them,
-//!   and [`event_check`]: the model's against the kernel's, event by event;
 //!   [`describe`]: what patches, kernel variants and marks are, in words;
+//! - [`tracepoint_text`]: the kernel's tracepoints as tracefs prints them;
+//!   [`trace_line`]: one line of tracefs or `trace-cmd report` text;
+//!   [`event_check`]: the model's tracepoints against the kernel's, event
+//!   by event;
 //! - [`link`]: the whole view as a permalink, and back; [`export`]: the
 //!   view as plain text for a mailing list, and back;
+//! - [`recording`]: a real program's run (its accesses, the kernel's
+//!   events, the machine and the end state) in its versioned file format,
+//!   and built from trace text;
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
 //!   the model's figures for them next to the published ones, with seed
 //!   003's [`exec_cost`] model and seed 004's [`shmem_cost`] model (and
@@ -29,10 +34,12 @@ pub mod link;
 pub mod nnls;
 pub mod params;
 pub mod parse;
+pub mod recording;
 pub mod report;
 pub mod seeds;
 pub mod shmem_cost;
 pub mod text;
+pub mod trace_line;
 pub mod tracepoint_text;
 
 /// The scenario is the model's own unvalidated parameters.

@@ -6,14 +6,19 @@ use folioscope_core::event::{FaultOutcome, MissCause, NoRaReason};
 use folioscope_core::fault::MMAP_LOTSAMISS;
 use folioscope_core::{CopySource, Event};
 
-use crate::tracepoint_text::{tracepoint_line, FileId};
-
 /// The event as one line; tracepoints in tracefs's form, for a file the
 /// model made up (see [`crate::tracepoint_text`]).
 pub fn event_line(e: &Event) -> String {
     let f = e.func().name();
     match *e {
-        Event::Tracepoint(tp) => tracepoint_line(&tp, FileId::default()),
+        // A tracepoint prints in the kernel's own form. The model's file
+        // has no device or inode, and this line knows no page size: the
+        // caller that knows them uses `tracepoint_text` directly.
+        Event::Tracepoint(tp) => crate::tracepoint_text::format_tracepoint(
+            &tp,
+            crate::tracepoint_text::TraceInode::MODEL,
+            12,
+        ),
         Event::FaultStart { page, .. } => format!("{f}: read fault at page {page}"),
         Event::FaultAttempt {
             page,

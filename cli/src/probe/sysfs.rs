@@ -55,11 +55,11 @@ pub fn queue_dir(file: &Path) -> Result<PathBuf> {
     )
 }
 
-fn libc_major(dev: u64) -> u64 {
+pub fn libc_major(dev: u64) -> u64 {
     ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0x0000_0fff)
 }
 
-fn libc_minor(dev: u64) -> u64 {
+pub fn libc_minor(dev: u64) -> u64 {
     ((dev >> 12) & 0xffff_ff00) | (dev & 0x0000_00ff)
 }
 
