@@ -42,7 +42,7 @@ enum Command {
     Check(probe::ProbeArgs),
     /// Run a program under the kernel's tracepoints and record what it
     /// asked of its files and what the page cache did.
-    Record(record::RecordArgs),
+    Record(Box<record::RecordArgs>),
     /// Print a seed's tables from the model, next to the published figures.
     Compare(compare::CompareArgs),
     /// List the kernel variants and patch toggles.
