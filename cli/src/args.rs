@@ -86,6 +86,11 @@ fn trace_pattern(s: &mut Scenario, text: &str) -> Result<(), String> {
 }
 
 impl ScenarioArgs {
+    /// Whether the option of the parameter with link key `key` was given.
+    pub fn gives(&self, key: &str) -> bool {
+        self.given.iter().any(|(k, _)| *k == key)
+    }
+
     /// The default scenario with the options given.
     pub fn scenario(&self) -> Result<Scenario, String> {
         let mut s = Scenario::default();

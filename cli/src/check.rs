@@ -1,74 +1,248 @@
-//! `folioscope check`: the scenario on the model and on the kernel, and the
-//! differences. Major faults, bytes read, residency and folio layout must
-//! match exactly; minor faults within 1% (the kernel's vary by a few
-//! between runs, and a probe adds a fault or two of its own).
+//! `folioscope check`: the model against the real kernel.
+//!
+//! For a synthetic pattern it probes the kernel, recording the file's
+//! tracepoints as it goes, and runs the model on the same scenario. Major
+//! faults, bytes read, residency and folio layout must match exactly and
+//! minor faults within 1% (the kernel's vary by a few between runs, and a
+//! probe adds a fault or two of its own); the folio adds and readahead
+//! calls must match event by event (`folioscope_scenario::event_check`).
+//!
+//! For a recording it replays the program's accesses on the model of the
+//! recorded kernel and holds the model to the recorded events and end
+//! state. No timing of the real run reaches the check.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use folioscope_core::{NoEvents, Simulation, Summary};
+use clap::Args;
+use folioscope_core::{Config, Event, EventSink, Simulation, Summary, Tracepoint};
+use folioscope_scenario::event_check::{check_events, is_compared, EventCheck};
+use folioscope_scenario::recording::EndState;
 use folioscope_scenario::Report;
 
-use crate::probe::{probe, ProbeArgs};
-use crate::run::config_of;
+use crate::args::ScenarioArgs;
+use crate::probe::ProbeArgs;
+use crate::recorded::{Opened, RecordingArgs};
+use crate::run::validate;
 use crate::CliError;
 
-pub fn check(args: &ProbeArgs) -> Result<ExitCode, CliError> {
-    let cfg = config_of(&args.scenario)?;
-    let real = probe(args)?;
+#[derive(Args, Clone, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+
+    #[command(flatten)]
+    pub recorded: RecordingArgs,
+
+    /// The file to probe for a synthetic pattern. Unless --file-size is
+    /// given, the scenario is as large as the file.
+    #[arg(long, conflicts_with = "recording")]
+    pub file: Option<PathBuf>,
+
+    /// Create the file, filled with pseudo-random data, if it is missing.
+    #[arg(long)]
+    pub create: bool,
+
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A sink that keeps the tracepoints the check compares.
+#[derive(Default)]
+struct Compared(Vec<Tracepoint>);
+
+impl EventSink for Compared {
+    fn emit(&mut self, e: Event) {
+        if let Event::Tracepoint(tp) = e {
+            if is_compared(&tp) {
+                self.0.push(tp);
+            }
+        }
+    }
+}
+
+/// Runs the model to the end, keeping its compared tracepoints.
+fn model_run(cfg: &Config) -> (Report, Vec<Tracepoint>) {
     let mut sim = Simulation::new(cfg.clone());
-    sim.run(&mut NoEvents);
-    let model = Report::from_model(
-        &cfg,
+    let mut sink = Compared::default();
+    sim.run(&mut sink);
+    let report = Report::from_model(
+        cfg,
         &Summary::of(sim.machine()),
         sim.step_count(),
         sim.len(),
     );
-    let diffs = model.differences(&real);
+    (report, sink.0)
+}
+
+pub fn check(args: &CheckArgs) -> Result<ExitCode, CliError> {
+    if let Some(opened) = args.recorded.open()? {
+        return check_recording(args, &opened);
+    }
+    let Some(file) = &args.file else {
+        return Err(CliError::Usage(
+            "--file: name the file to probe (or give --recording)".into(),
+        ));
+    };
+    let probe_args = ProbeArgs {
+        scenario: args.scenario.clone(),
+        file: file.clone(),
+        create: args.create,
+        json: args.json,
+        events: true,
+    };
+    let probed = crate::probe::probe(&probe_args, true)?;
+    let (model, model_events) = model_run(&probed.cfg);
+    let real = &probed.report;
+    let diffs = model.differences(real);
+    #[cfg(target_os = "linux")]
+    let events = probed.traced.as_ref().map(|t| {
+        check_events(
+            &model_events,
+            &t.events,
+            t.inode,
+            probed.cfg.page_size.shift(),
+        )
+    });
+    #[cfg(not(target_os = "linux"))]
+    let events: Option<EventCheck> = {
+        let _ = model_events;
+        None
+    };
+    let same_events = events.as_ref().is_none_or(EventCheck::is_identical);
     if args.json {
         println!(
-            "{{\"model\":{},\"kernel\":{},\"differences\":{}}}",
+            "{{\"model\":{},\"kernel\":{},\"differences\":{},\"events\":{}}}",
             model.to_json(),
             real.to_json(),
-            serde_json::to_string(&diffs).unwrap_or_default()
+            serde_json::to_string(&diffs).unwrap_or_default(),
+            serde_json::to_string(&events.as_ref().map(EventCheck::lines)).unwrap_or_default()
         );
     } else {
-        println!("{:<16}{:>14}{:>14}", "", "model", "kernel");
-        let row = |k: &str, a: String, b: String| println!("{k:<16}{a:>14}{b:>14}");
-        row(
-            "major faults",
-            model.major_faults.to_string(),
-            real.major_faults.to_string(),
-        );
-        row(
-            "minor faults",
-            model.minor_faults.to_string(),
-            real.minor_faults.to_string(),
-        );
-        row(
-            "MB read",
-            format!("{:.1}", model.bytes_read as f64 / 1048576.0),
-            format!("{:.1}", real.bytes_read as f64 / 1048576.0),
-        );
-        row(
-            "resident pages",
-            model.resident_pages.to_string(),
-            real.resident_pages.to_string(),
-        );
-        row(
-            "folio runs",
-            model.folios.len().to_string(),
-            real.folios.len().to_string(),
-        );
+        print_figures(&model, real);
         if diffs.is_empty() {
-            println!("\nthe model matches the kernel");
+            println!("\nthe model's figures match the kernel's");
         } else {
             println!("\ndifferences:");
             for d in &diffs {
                 println!("  {d}");
             }
         }
+        if let Some(e) = &events {
+            println!();
+            for line in e.lines() {
+                println!("events: {line}");
+            }
+        }
     }
-    Ok(if diffs.is_empty() {
+    Ok(if diffs.is_empty() && same_events {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn print_figures(model: &Report, real: &Report) {
+    println!("{:<16}{:>14}{:>14}", "", "model", "kernel");
+    let row = |k: &str, a: String, b: String| println!("{k:<16}{a:>14}{b:>14}");
+    row(
+        "major faults",
+        model.major_faults.to_string(),
+        real.major_faults.to_string(),
+    );
+    row(
+        "minor faults",
+        model.minor_faults.to_string(),
+        real.minor_faults.to_string(),
+    );
+    row(
+        "MB read",
+        format!("{:.1}", model.bytes_read as f64 / 1048576.0),
+        format!("{:.1}", real.bytes_read as f64 / 1048576.0),
+    );
+    row(
+        "resident pages",
+        model.resident_pages.to_string(),
+        real.resident_pages.to_string(),
+    );
+    row(
+        "folio runs",
+        model.folios.len().to_string(),
+        real.folios.len().to_string(),
+    );
+}
+
+/// The end state's differences: residency runs and folio layout.
+fn end_differences(model: &Report, end: &EndState) -> Vec<String> {
+    let mut out = Vec::new();
+    let resident: Vec<[u64; 2]> = end.resident.clone();
+    if model.resident != resident {
+        let pages: u64 = resident.iter().map(|r| r[1]).sum();
+        out.push(format!(
+            "residency: model {} pages in {} runs, kernel {pages} pages in {} runs",
+            model.resident_pages,
+            model.resident.len(),
+            resident.len()
+        ));
+    }
+    if model.folios != end.folios {
+        let first = model
+            .folios
+            .iter()
+            .zip(&end.folios)
+            .position(|(a, b)| a != b)
+            .unwrap_or(model.folios.len().min(end.folios.len()));
+        out.push(format!(
+            "folio layout differs from run {first}: model {:?} kernel {:?}",
+            model.folios.get(first),
+            end.folios.get(first)
+        ));
+    }
+    out
+}
+
+fn check_recording(args: &CheckArgs, o: &Opened) -> Result<ExitCode, CliError> {
+    let cfg = validate(o.scenario(&args.scenario)?)?;
+    let (model, model_events) = model_run(&cfg);
+    let real = o.rec.events(o.file);
+    let events = check_events(&model_events, &real, o.inode(), cfg.page_size.shift());
+    let end = o.rec.end.get(o.file as usize).and_then(Option::as_ref);
+    let end_diffs = end.map(|e| end_differences(&model, e));
+    if args.json {
+        println!(
+            "{{\"file\":{},\"events\":{},\"end_state\":{}}}",
+            serde_json::to_string(o.path()).unwrap_or_default(),
+            serde_json::to_string(&events.lines()).unwrap_or_default(),
+            serde_json::to_string(&end_diffs).unwrap_or_default()
+        );
+    } else {
+        println!(
+            "{}: {} accesses replayed on the model of {}",
+            o.path(),
+            model.steps,
+            cfg.kernel.label()
+        );
+        for line in events.lines() {
+            println!("events: {line}");
+        }
+        match &end_diffs {
+            None => println!("end state: not recorded (a recording made from trace text)"),
+            Some(d) if d.is_empty() => println!(
+                "end state: identical: {} pages resident in {} runs, {} folio runs",
+                model.resident_pages,
+                model.resident.len(),
+                model.folios.len()
+            ),
+            Some(d) => {
+                for line in d {
+                    println!("end state: {line}");
+                }
+            }
+        }
+    }
+    let ok = events.is_identical() && end_diffs.as_ref().is_none_or(Vec::is_empty);
+    Ok(if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

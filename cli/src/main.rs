@@ -15,6 +15,7 @@ mod link;
 mod pagecache;
 mod probe;
 mod record;
+mod recorded;
 mod run;
 
 use std::process::ExitCode;
@@ -39,7 +40,7 @@ enum Command {
     /// Run a scenario on this machine's kernel and print the same figures.
     Probe(probe::ProbeArgs),
     /// Run a scenario on both and print where they differ.
-    Check(probe::ProbeArgs),
+    Check(Box<check::CheckArgs>),
     /// Run a program under the kernel's tracepoints and record what it
     /// asked of its files and what the page cache did.
     Record(Box<record::RecordArgs>),

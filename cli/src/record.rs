@@ -14,14 +14,14 @@ use folioscope_scenario::recording::Recording;
 use crate::CliError;
 
 #[cfg(target_os = "linux")]
-mod live;
+pub(crate) mod live;
 #[cfg(target_os = "linux")]
-mod machine;
+pub(crate) mod machine;
 mod offline;
 #[cfg(target_os = "linux")]
 mod signals;
 #[cfg(target_os = "linux")]
-mod tracefs;
+pub(crate) mod tracefs;
 
 #[derive(Args, Clone, Debug)]
 pub struct RecordArgs {

@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use folioscope_core::{Config, Event, NoEvents, Simulation, Summary};
+use folioscope_scenario::tracepoint_text::{format_tracepoint, TraceInode};
 use folioscope_scenario::{text::event_line, Report};
 
 use crate::args::ScenarioArgs;
+use crate::recorded::RecordingArgs;
 use crate::CliError;
 use folioscope_scenario::params::option_of;
 
@@ -16,6 +18,9 @@ use folioscope_scenario::params::option_of;
 pub struct RunArgs {
     #[command(flatten)]
     pub scenario: ScenarioArgs,
+
+    #[command(flatten)]
+    pub recorded: RecordingArgs,
 
     /// Print one JSON object instead of a table (fields: see the README).
     #[arg(long)]
@@ -25,7 +30,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub step: Option<u64>,
 
-    /// Print every event, one line each, before the figures.
+    /// Print every event, one line each, before the figures: the model's
+    /// own in its wording, and the kernel's tracepoints as tracefs prints
+    /// them, for the recorded file's device and inode (0:0 and 0 for a
+    /// synthetic scenario), so that `diff` can hold them to a real trace.
     #[arg(long)]
     pub events: bool,
 }
@@ -35,10 +43,7 @@ pub type EventsFn<'a> = &'a mut dyn FnMut(&[Event]);
 
 /// Validates the scenario options into a model configuration.
 pub fn config_of(args: &ScenarioArgs) -> Result<Config, CliError> {
-    let scenario = args.scenario().map_err(CliError::Usage)?;
-    scenario
-        .config()
-        .map_err(|e| CliError::Usage(format!("{}: {}", option_of(e.field), e.message)))
+    validate(args.scenario().map_err(CliError::Usage)?)
 }
 
 /// Runs the model to `target` (or the end), with a progress bar on a
@@ -95,10 +100,18 @@ pub fn run_model(
 }
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, CliError> {
-    let cfg = config_of(&args.scenario)?;
+    let opened = args.recorded.open()?;
+    let (cfg, inode) = match &opened {
+        Some(o) => (validate(o.scenario(&args.scenario)?)?, o.inode()),
+        None => (config_of(&args.scenario)?, TraceInode::MODEL),
+    };
+    let page_shift = cfg.page_size.shift();
     let mut print = |evs: &[Event]| {
         for e in evs {
-            println!("{}", event_line(e));
+            match e {
+                Event::Tracepoint(tp) => println!("{}", format_tracepoint(tp, inode, page_shift)),
+                _ => println!("{}", event_line(e)),
+            }
         }
     };
     let (sim, step) = run_model(
@@ -107,11 +120,21 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, CliError> {
         if args.events { Some(&mut print) } else { None },
     )?;
     let summary = Summary::of(sim.machine());
-    let report = Report::from_model(sim.config(), &summary, step, sim.len());
+    let mut report = Report::from_model(sim.config(), &summary, step, sim.len());
+    if let Some(o) = &opened {
+        report.pattern = format!("recording of {}", o.path());
+    }
     if args.json {
         println!("{}", report.to_json());
     } else {
         print!("{}", report.to_text());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Validates a scenario into a model configuration, naming the option.
+pub fn validate(scenario: folioscope_core::Scenario) -> Result<Config, CliError> {
+    scenario
+        .config()
+        .map_err(|e| CliError::Usage(format!("{}: {}", option_of(e.field), e.message)))
 }

@@ -295,7 +295,11 @@ impl Machine {
         let start = ractl.index;
         sink.emit(Event::Tracepoint(Tracepoint::RaOrder {
             index: start,
-            ra: self.ra.trace_fields(),
+            ra: RaFields {
+                mmap_miss: 0,
+                prev_pos: 0,
+                ..self.ra.trace_fields()
+            },
         }));
         let mut index = start;
         let min_order = self.cache.min_order;

@@ -42,7 +42,8 @@ pub enum Tracepoint {
     },
     /// `readahead:page_cache_ra_order`, on entry: `index` is the readahead
     /// control's index, which is not always `ra->start`. It records no
-    /// `mmap_miss` or `prev_pos`.
+    /// `mmap_miss` or `prev_pos`: both are 0 here, so that equal events
+    /// compare equal.
     RaOrder { index: u64, ra: RaFields },
     /// `readahead:page_cache_ra_unbounded`, on entry, before the index is
     /// aligned to the mapping's minimum order.

@@ -23,13 +23,23 @@ use folioscope_core::{Access, Config, Madvise};
 use folioscope_scenario::Report;
 
 use super::sysfs::{device_reads, fault_around_path, queue_dir, Knob, MemCgroup};
+use super::trace::SelfTrace;
+pub use super::trace::Traced;
 use crate::pagecache::{fadvise, folio_layout, kernel_release, make_cold, runs, Map};
 use crate::CliError;
 
 /// The kernel's default fault_around_bytes.
 const DEFAULT_FAULT_AROUND_BYTES: u64 = 65536;
 
-pub fn probe(cfg: &Config, path: &Path, create: bool) -> Result<Report, CliError> {
+/// Measures the scenario; with `trace`, also records the file's
+/// tracepoints while the accesses run (a run another task disturbed is
+/// measured again).
+pub fn probe(
+    cfg: &Config,
+    path: &Path,
+    create: bool,
+    trace: bool,
+) -> Result<(Report, Option<Traced>), CliError> {
     check_supported(cfg)?;
     ensure_file(cfg, path, create)?;
     let queue = queue_dir(path).map_err(|e| CliError::Failed(format!("{e:#}")))?;
@@ -53,7 +63,14 @@ pub fn probe(cfg: &Config, path: &Path, create: bool) -> Result<Report, CliError
     };
     let mut last_err = None;
     for _attempt in 0..3 {
-        match measure(cfg, path, &queue) {
+        match measure(cfg, path, &queue, trace) {
+            Ok((
+                _,
+                Some(Traced {
+                    disturbed: Some(why),
+                    ..
+                }),
+            )) => last_err = Some(anyhow!("the run was disturbed: {why}")),
             Ok(r) => return Ok(r),
             Err(e) => last_err = Some(e),
         }
@@ -135,9 +152,11 @@ fn write_random_file(path: &Path, size: u64) -> Result<()> {
     Ok(())
 }
 
+/// This thread's fault counts: the accesses run on it, while the threads
+/// that drain a trace fault on their own.
 fn rusage() -> (u64, u64) {
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
     (ru.ru_majflt as u64, ru.ru_minflt as u64)
 }
 
@@ -182,7 +201,12 @@ fn fadvise_flag(m: Madvise) -> libc::c_int {
     }
 }
 
-fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
+fn measure(
+    cfg: &Config,
+    path: &Path,
+    queue: &Path,
+    trace: bool,
+) -> Result<(Report, Option<Traced>)> {
     let page = cfg.page_size.bytes() as usize;
     let len = cfg.file_size;
     make_cold(path, len, page)?;
@@ -207,6 +231,7 @@ fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
     // Everything the loop touches is allocated and faulted in beforehand.
     let mut buf = vec![1u8; max_read.max(1)];
     let mut io = ProcIo::open()?;
+    let tracer = trace.then(|| SelfTrace::start(path)).transpose()?;
     let reads_before = device_reads(queue);
     let bytes_before = io.read_bytes()?;
     let (maj0, min0) = rusage();
@@ -242,6 +267,10 @@ fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
         std::thread::sleep(Duration::from_millis(10));
     };
     let reads_after = device_reads(queue);
+    let traced = match tracer {
+        Some(t) => Some(t.finish(cfg.page_size.shift())?),
+        None => None,
+    };
     let pmd_kb = file_pmd_mapped_kb(map.addr as usize)?;
     drop(map);
 
@@ -253,7 +282,7 @@ fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
     if folio_pages != resident_pages {
         bail!("the folio layout covers {folio_pages} pages but {resident_pages} were resident");
     }
-    Ok(Report {
+    let report = Report {
         source: "probe".into(),
         kernel: kernel_release(),
         file_size: len,
@@ -283,7 +312,8 @@ fn measure(cfg: &Config, path: &Path, queue: &Path) -> Result<Report> {
         ra: None,
         tmpfs: None,
         read_path: None,
-    })
+    };
+    Ok((report, traced))
 }
 
 /// FilePmdMapped of the mapping that starts at `addr`, from /proc/self/smaps.

@@ -266,7 +266,7 @@ fn run_once(
 }
 
 /// `(s_dev == D && i_ino == I) || ...` over the files.
-fn inode_filter(files: &[RecordedFile]) -> String {
+pub(crate) fn inode_filter(files: &[RecordedFile]) -> String {
     files
         .iter()
         .map(|f| {
@@ -281,7 +281,7 @@ fn inode_filter(files: &[RecordedFile]) -> String {
 }
 
 /// Both streams in timestamp order; the program's first on a tie.
-fn merge(a: Vec<TraceRecord>, b: Vec<TraceRecord>) -> Vec<TraceRecord> {
+pub(crate) fn merge(a: Vec<TraceRecord>, b: Vec<TraceRecord>) -> Vec<TraceRecord> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let mut b = b.into_iter().peekable();
     for r in a {
