@@ -224,7 +224,9 @@ impl Machine {
 
     /// Bytes of model state, for the memory budget and checkpoint spacing.
     pub fn memory_bytes(&self) -> usize {
-        self.cache.xa.memory_bytes() + self.mm.memory_bytes() + self.inflight.capacity() * 16
+        let mut maps = 0;
+        self.for_each_mapping(|m| maps += m.memory_bytes());
+        self.cache.xa.memory_bytes() + maps + self.inflight.capacity() * 16
     }
 
     /// Whether two machines hold the same state where a reader of the
@@ -285,20 +287,33 @@ impl Machine {
             (crate::config::Arch::Arm64, 16) => Some(5),
             _ => None,
         };
-        let mut n = self.mm.pmd_mapped;
-        self.cache.for_each_folio(|f| {
-            if self.mm.pmd_of(f.index) == crate::mapping::Pmd::Huge {
-                return;
-            }
-            let mapped = (f.index..f.next_index())
-                .filter(|&p| self.mm.pte_mapped(p))
-                .count() as u64;
-            n += match cont_order {
-                Some(c) if f.order >= c && mapped == f.nr_pages() => f.nr_pages() >> c,
-                _ => mapped,
-            };
+        let mut n = 0;
+        self.for_each_mapping(|m| {
+            n += m.pmd_mapped;
+            self.cache.for_each_folio(|f| {
+                if m.pmd_at(f.index) == crate::mapping::Pmd::Huge {
+                    return;
+                }
+                let mapped = (f.index..f.next_index())
+                    .filter(|&p| m.pte_mapped_at(p))
+                    .count() as u64;
+                n += match cont_order {
+                    Some(c) if f.order >= c && mapped == f.nr_pages() => f.nr_pages() >> c,
+                    _ => mapped,
+                };
+            });
         });
         n
+    }
+
+    /// Pages mapped by PTEs and PMD mappings, over every mapping.
+    pub fn mapped_totals(&self) -> (u64, u64) {
+        let (mut pte, mut pmd) = (0, 0);
+        self.for_each_mapping(|m| {
+            pte += m.pte_mapped;
+            pmd += m.pmd_mapped;
+        });
+        (pte, pmd)
     }
 
     /// The `ra_pages` the fault path sees.

@@ -177,9 +177,26 @@ impl Mapping {
         self.vpn_of(page) & (self.ptrs_per_pte - 1)
     }
 
+    /// What the PMD over file page `page` holds; `page` must lie inside
+    /// the VMA, as it does on the fault path. See [`Mapping::pmd_at`].
     #[inline]
     pub fn pmd_of(&self, page: u64) -> Pmd {
         self.pmd[self.pmd_slot(page)]
+    }
+
+    /// What the PMD over file page `page` holds, for any page: none
+    /// outside the VMA.
+    pub fn pmd_at(&self, page: u64) -> Pmd {
+        if self.contains(page) {
+            self.pmd_of(page)
+        } else {
+            Pmd::None
+        }
+    }
+
+    /// Whether a PTE maps file page `page`, for any page.
+    pub fn pte_mapped_at(&self, page: u64) -> bool {
+        self.contains(page) && self.pte_mapped(page)
     }
 
     #[inline]

@@ -75,6 +75,7 @@ impl Summary {
             }
         });
         let page_kb = (1u64 << m.geo.page_shift) / 1024;
+        let (pte_mapped, pmd_mapped) = m.mapped_totals();
         Summary {
             major_faults: m.counters.major_faults,
             minor_faults: m.counters.minor_faults,
@@ -94,9 +95,9 @@ impl Summary {
             ra: m.ra,
             xa: m.cache.xa.stats(),
             xa_nodes: m.cache.xa.node_count(),
-            pte_mapped_pages: m.mm.pte_mapped,
-            pmd_mappings: m.mm.pmd_mapped,
-            file_pmd_mapped_kb: m.mm.pmd_mapped * (1u64 << m.geo.pmd_order) * page_kb,
+            pte_mapped_pages: pte_mapped,
+            pmd_mappings: pmd_mapped,
+            file_pmd_mapped_kb: pmd_mapped * (1u64 << m.geo.pmd_order) * page_kb,
             evictions: m.counters.evictions,
             refaults: m.cache.nr_refaults,
             accesses: m.counters.accesses,

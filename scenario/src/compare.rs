@@ -42,6 +42,13 @@ pub struct Figures {
     pub read_path: Option<ReadPathReport>,
 }
 
+impl Figures {
+    /// The figures of a machine at its current step.
+    pub fn of(m: &Machine) -> Figures {
+        counts(m)
+    }
+}
+
 fn counts(m: &Machine) -> Figures {
     Figures {
         major_faults: m.counters.major_faults,
@@ -103,7 +110,7 @@ pub fn measure(row: &Row, column: &Column) -> Result<Figures, String> {
                 let mut sim = Simulation::new(cfg);
                 sim.run(&mut NoEvents);
                 let m = sim.machine();
-                if m.mm.pmd_of(h * pmd_pages) == folioscope_core::mapping::Pmd::Huge {
+                if m.mm.pmd_at(h * pmd_pages) == folioscope_core::mapping::Pmd::Huge {
                     mapped += 1;
                 }
                 let c = counts(m);
@@ -191,6 +198,34 @@ fn published_text(p: &Published) -> (String, Option<f64>) {
     }
 }
 
+/// The row and column seed 000's device model is fitted on.
+fn calibration_of(rows: &[&Row]) -> Result<(usize, usize), String> {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| r.seed == Seed::S000)
+        .find_map(|(i, r)| r.columns.iter().position(|c| c.calibration).map(|c| (i, c)))
+        .ok_or_else(|| "seed 000 has no calibration row".into())
+}
+
+/// The device model whose latency makes `measured` take the column's
+/// published time.
+fn fit_calibration(column: &Column, measured: &Figures) -> Result<Device, String> {
+    let Published::Seconds(s) = column.published else {
+        return Err("the calibration row publishes no time".into());
+    };
+    Ok(Device::fit(measured, s))
+}
+
+/// Seed 000's device model, fitted on its calibration row alone (one run
+/// of the model), for tables that are not seed 000's.
+pub fn device_model() -> Result<Device, String> {
+    let all = crate::seeds::rows();
+    let rows: Vec<&Row> = all.iter().collect();
+    let (ri, ci) = calibration_of(&rows)?;
+    let column = &rows[ri].columns[ci];
+    fit_calibration(column, &measure(rows[ri], column)?)
+}
+
 /// Runs every row of `seed` and applies its cost model.
 pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
     let rows: Vec<&Row> = rows.iter().filter(|r| r.seed == seed).collect();
@@ -207,15 +242,8 @@ pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
     let mut notes = Vec::new();
     match seed {
         Seed::S000 => {
-            let (ri, ci) = rows
-                .iter()
-                .enumerate()
-                .find_map(|(i, r)| r.columns.iter().position(|c| c.calibration).map(|c| (i, c)))
-                .ok_or("seed 000 has no calibration row")?;
-            let Published::Seconds(s) = rows[ri].columns[ci].published else {
-                return Err("the calibration row publishes no time".into());
-            };
-            let d = Device::fit(&measured[ri][ci], s);
+            let (ri, ci) = calibration_of(&rows)?;
+            let d = fit_calibration(&rows[ri].columns[ci], &measured[ri][ci])?;
             notes.push(format!(
                 "device model: {:.1} us per I/O + bytes at {:.1} GB/s (latency fitted on {}, {})",
                 d.latency_us,

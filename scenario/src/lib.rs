@@ -23,7 +23,8 @@
 //! - [`seeds`]: the rows of the seed threads' tables, and [`compare`]:
 //!   the model's figures for them next to the published ones, with seed
 //!   003's [`exec_cost`] model and seed 004's [`shmem_cost`] model (and
-//!   the [`nnls`] fit under it), each fitted on the baseline column only.
+//!   the [`nnls`] fit under it), each fitted on the baseline column only;
+//!   [`whatif`]: a recorded program on every kernel variant.
 
 pub mod compare;
 pub mod describe;
@@ -41,6 +42,7 @@ pub mod shmem_cost;
 pub mod text;
 pub mod trace_line;
 pub mod tracepoint_text;
+pub mod whatif;
 
 /// The scenario is the model's own unvalidated parameters.
 pub use folioscope_core::Scenario;

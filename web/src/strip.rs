@@ -226,13 +226,13 @@ pub fn render(m: &Machine, view: View, cursor: Option<u64>, overlay: &[Event], b
     for (c, col) in cols.iter_mut().enumerate() {
         let p0 = view.page_at(c as u32);
         let p1 = view.page_at(c as u32 + 1).max(p0 + 1).min(view.end);
-        if m.mm.pmd_of(p0) == Pmd::Huge || m.mm.pmd_of(p1 - 1) == Pmd::Huge {
+        if m.mm.pmd_at(p0) == Pmd::Huge || m.mm.pmd_at(p1 - 1) == Pmd::Huge {
             col.pmd = true;
         } else {
             let step = ((p1 - p0) / 64).max(1);
             let mut p = p0;
             while p < p1 {
-                if m.mm.pte_mapped(p) {
+                if m.mm.pte_mapped_at(p) {
                     col.pte = true;
                     break;
                 }
