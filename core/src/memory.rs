@@ -14,6 +14,7 @@ use crate::event::{Event, EventSink, FaultOutcome, KFunc};
 use crate::fault::FaultFlags;
 use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
+use crate::mapping::Pmd;
 use crate::tracepoint::Tracepoint;
 
 /// How one `handle_mm_fault` call ended.
@@ -33,13 +34,22 @@ impl Machine {
         self.page_fault(page, false, sink);
     }
 
-    /// A store to `page` through the mapping. A store to a page already
-    /// mapped is a protection fault (or none) that leaves the page cache
-    /// alone.
+    /// A store to `page` through the mapping. A store to a page mapped by a
+    /// PTE copies it (or makes it writable) without the page cache. A store
+    /// to a page mapped by a PMD splits the PMD first, which for a file
+    /// folio only zaps it (`__split_huge_pmd_locked`), so the store then
+    /// faults on the page like any unmapped one.
     pub(crate) fn touch_write<S: EventSink>(&mut self, page: u64, sink: &mut S) {
-        if self.mm.is_mapped(page) {
-            self.pte_young(page);
-            return;
+        match self.mm.pmd_of(page) {
+            Pmd::Huge => {
+                let head = page - (self.mm.pte_index(page));
+                self.mm.unmap_range(head, self.geo.ptrs_per_pte);
+            }
+            _ if self.mm.is_mapped(page) => {
+                self.pte_young(page);
+                return;
+            }
+            _ => {}
         }
         self.page_fault(page, true, sink);
     }
