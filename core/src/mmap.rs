@@ -14,7 +14,7 @@ use crate::event::{EventSink, KFunc};
 use crate::fadvise::FadviseRange;
 use crate::machine::Machine;
 use crate::mapping::{Mapping, VmFlags};
-use crate::pattern::{Access, Fadvice, Madvice};
+use crate::pattern::{Access, Fadvice, Madvice, MAX_RW_COUNT};
 use crate::readahead::FileRaState;
 
 /// An open file description's readahead side: `f_ra` and FMODE_RANDOM.
@@ -263,11 +263,11 @@ impl Machine {
             Access::Open { ofd } => self.open_file(ofd),
             Access::ReadAt { ofd, offset, len } => {
                 self.use_file(ofd);
-                self.filemap_read(offset, len, sink);
+                self.filemap_read(offset, len.min(MAX_RW_COUNT), sink);
             }
             Access::SpliceRead { ofd, offset, len } => {
                 self.use_file(ofd);
-                self.splice_direct_to_actor(offset, len, sink);
+                self.splice_direct_to_actor(offset, len.min(MAX_RW_COUNT), sink);
             }
             Access::Fadvise {
                 ofd,
