@@ -7,6 +7,8 @@ use folioscope_scenario::link::{site_url, LOCAL_URL};
 
 #[path = "cli/record.rs"]
 mod record;
+#[path = "cli/replay.rs"]
+mod replay;
 
 fn folioscope(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_folioscope"))

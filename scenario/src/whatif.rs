@@ -3,8 +3,12 @@
 //! seed 000's device model gives them. The device model's latency is
 //! fitted on seed 000's calibration row, never on the program, so the
 //! times compare the kernels under one stated device and no more.
+//!
+//! A program's reads are known call by call, but its loads through a
+//! mapping only by the faults the recorded kernel took: the table says so
+//! when the program mapped the file.
 
-use folioscope_core::{Kernel, NoEvents, Scenario, Simulation, Variant};
+use folioscope_core::{Access, Kernel, NoEvents, Pattern, Scenario, Simulation, Variant};
 use serde::Serialize;
 
 use crate::compare::{device_model, Device, Figures};
@@ -24,6 +28,9 @@ pub struct WhatIfLine {
 pub struct WhatIf {
     /// What was replayed, in a few words.
     pub title: String,
+    /// Whether the program read through mappings: then only the faults the
+    /// recorded kernel took are known, not every load.
+    pub mapped: bool,
     pub device: Device,
     /// The kernel the program ran on first, then every other variant.
     pub lines: Vec<WhatIfLine>,
@@ -58,8 +65,13 @@ pub fn what_if(title: &str, scenario: &Scenario, kernels: &[Kernel]) -> Result<W
             figures,
         });
     }
+    let mapped = match &scenario.pattern {
+        Pattern::Trace(list) => list.iter().any(|a| matches!(a, Access::Fault { .. })),
+        _ => false,
+    };
     Ok(WhatIf {
         title: title.to_string(),
+        mapped,
         device,
         lines,
     })
@@ -108,6 +120,16 @@ impl WhatIf {
         for l in wrap(&note, 78, "") {
             out.push_str(&l);
             out.push('\n');
+        }
+        if self.mapped {
+            let note = "The program read through mappings. A recording knows the faults \
+                        the recorded kernel took, not every load, so each kernel replays \
+                        those faults: a kernel that maps less at a fault would take more \
+                        faults than it shows here.";
+            for l in wrap(note, 78, "") {
+                out.push_str(&l);
+                out.push('\n');
+            }
         }
         out
     }

@@ -30,7 +30,8 @@
 //!   `o OFD` open; `r OFD DELTA LEN` read and `s OFD DELTA LEN` splice,
 //!   sendfile or copy_file_range of LEN bytes at the previous read's end
 //!   plus DELTA; `f OFD OFFSET LEN ADVICE` posix_fadvise
-//!   (advice number); `m MM VPN PAGES OFD PGOFF` mmap; `u MM VPN PAGES`
+//!   (advice number); `m MM VPN PAGES OFD PGOFF [x]` mmap (`x` for
+//!   PROT_EXEC); `u MM VPN PAGES`
 //!   munmap; `a MM VPN PAGES ADVICE` madvise (advice number);
 //!   `t DELTA [MM]` a read fault and `w DELTA [MM]` a write fault at
 //!   virtual page previous-fault's + DELTA, in process MM (left out when it
