@@ -1,5 +1,5 @@
 //! `cargo xtask`: the project's two commands, `serve` and `test`, plus the
-//! steps they are made of (`setup`, `dist`, `e2e`, `bench`).
+//! steps they are made of (`setup`, `dist`, `e2e`, `kernel`, `bench`).
 //!
 //! Every subcommand installs what it needs on a fresh machine, prints each
 //! step as it goes, and fails with one line that says what went wrong and
@@ -8,6 +8,7 @@
 mod bench;
 mod dist;
 mod e2e;
+mod kernel;
 mod proc;
 mod serve;
 mod test;
@@ -43,6 +44,8 @@ enum Command {
     Test,
     /// Only the end-to-end tests in headless Chromium, against dist/.
     E2e,
+    /// Only the model held to the running kernel, event by event (as root).
+    Kernel,
     /// Install every tool the other commands need, and nothing else.
     Setup,
     /// Benchmarks: criterion, the wasm/native ratio, and 16 GiB memory.
@@ -62,7 +65,9 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                eprintln!("error: a subcommand is needed: serve, dist, test, e2e, setup or bench");
+                eprintln!(
+                    "error: a subcommand is needed: serve, dist, test, e2e, kernel, setup or bench"
+                );
                 return ExitCode::from(2);
             }
             // Clap's own message spans several lines; the first one names the problem.
@@ -77,6 +82,7 @@ fn main() -> ExitCode {
         Command::Dist => dist::dist().map(|_| ()),
         Command::Test => test::test(),
         Command::E2e => e2e::e2e_with_setup(),
+        Command::Kernel => kernel::kernel(),
         Command::Setup => tools::setup_all(),
         Command::Bench => bench::bench(),
     };

@@ -192,6 +192,12 @@ pub fn ensure_chromium() -> Result<()> {
         return Ok(());
     }
     step("chromium and chromium-driver: installing with apt-get (a few minutes)");
+    apt_install(&["chromium", "chromium-driver"], "(Debian)")
+}
+
+/// Installs Debian packages with apt-get, refreshing the package lists
+/// once if the first attempt fails.
+pub fn apt_install(packages: &[&str], what: &str) -> Result<()> {
     let sudo = !is_root();
     let apt = |args: &[&str]| {
         let mut c = if sudo {
@@ -204,31 +210,39 @@ pub fn ensure_chromium() -> Result<()> {
         c.args(args).env("DEBIAN_FRONTEND", "noninteractive");
         c
     };
-    let mut install = apt(&[
-        "install",
-        "-y",
-        "--no-install-recommends",
-        "chromium",
-        "chromium-driver",
-    ]);
+    let install_args: Vec<&str> = ["install", "-y", "--no-install-recommends"]
+        .into_iter()
+        .chain(packages.iter().copied())
+        .collect();
+    let mut install = apt(&install_args);
     if run_with_progress(&mut install).is_ok() {
         return Ok(());
     }
     let mut update = apt(&["update"]);
     run_with_progress(&mut update)
         .map_err(|e| fail_install("apt package lists", "", &update, e))?;
-    let mut install = apt(&[
-        "install",
-        "-y",
-        "--no-install-recommends",
-        "chromium",
-        "chromium-driver",
-    ]);
+    let mut install = apt(&install_args);
     run_with_progress(&mut install)
-        .map_err(|e| fail_install("chromium and chromium-driver", "(Debian)", &install, e))
+        .map_err(|e| fail_install(&packages.join(" and "), what, &install, e))
 }
 
-fn is_root() -> bool {
+/// Installs the Debian packages whose programs are missing from PATH.
+pub fn ensure_programs(wanted: &[(&str, &str)]) -> Result<()> {
+    let missing: Vec<&str> = wanted
+        .iter()
+        .filter(|(program, _)| {
+            output(Command::new("sh").args(["-c", &format!("command -v {program}")])).is_none()
+        })
+        .map(|(_, package)| *package)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    step(&format!("{}: installing with apt-get", missing.join(", ")));
+    apt_install(&missing, "(Debian)")
+}
+
+pub fn is_root() -> bool {
     output(Command::new("id").arg("-u"))
         .map(|s| s.trim() == "0")
         .unwrap_or(false)

@@ -26,12 +26,14 @@ pub struct Traced {
     pub disturbed: Option<String>,
 }
 
-/// Tracing in progress.
+/// Tracing in progress. The readers are declared first so that they
+/// close trace_pipe before the instances are removed (an instance with a
+/// reader is busy).
 pub struct SelfTrace {
+    readers: Option<(PipeReader, PipeReader)>,
     inode: TraceInode,
     prog: Instance,
     watch: Instance,
-    readers: Option<(PipeReader, PipeReader)>,
 }
 
 impl SelfTrace {
@@ -67,10 +69,10 @@ impl SelfTrace {
         watch.write("tracing_on", "1")?;
         prog.write("tracing_on", "1")?;
         Ok(SelfTrace {
+            readers: Some(readers),
             inode: file.inode,
             prog,
             watch,
-            readers: Some(readers),
         })
     }
 
