@@ -18,7 +18,6 @@ use std::process::ExitCode;
 use clap::Args;
 use folioscope_core::{Config, Event, EventSink, Simulation, Summary, Tracepoint};
 use folioscope_scenario::event_check::{check_events, is_compared, EventCheck};
-use folioscope_scenario::recording::EndState;
 use folioscope_scenario::Report;
 
 use crate::args::ScenarioArgs;
@@ -178,42 +177,13 @@ fn print_figures(model: &Report, real: &Report) {
     );
 }
 
-/// The end state's differences: residency runs and folio layout.
-fn end_differences(model: &Report, end: &EndState) -> Vec<String> {
-    let mut out = Vec::new();
-    let resident: Vec<[u64; 2]> = end.resident.clone();
-    if model.resident != resident {
-        let pages: u64 = resident.iter().map(|r| r[1]).sum();
-        out.push(format!(
-            "residency: model {} pages in {} runs, kernel {pages} pages in {} runs",
-            model.resident_pages,
-            model.resident.len(),
-            resident.len()
-        ));
-    }
-    if model.folios != end.folios {
-        let first = model
-            .folios
-            .iter()
-            .zip(&end.folios)
-            .position(|(a, b)| a != b)
-            .unwrap_or(model.folios.len().min(end.folios.len()));
-        out.push(format!(
-            "folio layout differs from run {first}: model {:?} kernel {:?}",
-            model.folios.get(first),
-            end.folios.get(first)
-        ));
-    }
-    out
-}
-
 fn check_recording(args: &CheckArgs, o: &Opened) -> Result<ExitCode, CliError> {
     let cfg = validate(o.scenario(&args.scenario)?)?;
     let (model, model_events) = model_run(&cfg);
     let real = o.rec.events(o.file);
     let events = check_events(&model_events, &real, o.inode(), cfg.page_size.shift());
     let end = o.rec.end.get(o.file as usize).and_then(Option::as_ref);
-    let end_diffs = end.map(|e| end_differences(&model, e));
+    let end_diffs = end.map(|e| model.end_state_differences(&e.resident, &e.folios));
     if args.json {
         println!(
             "{{\"file\":{},\"events\":{},\"end_state\":{}}}",

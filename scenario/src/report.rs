@@ -348,6 +348,34 @@ impl Report {
 
     /// Where a model report and a probe report of the same scenario
     /// differ, one line each; empty when they agree within tolerance.
+    /// How the kernel's residency runs and folio layout differ from these.
+    pub fn end_state_differences(&self, resident: &[[u64; 2]], folios: &[[u64; 3]]) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.resident != resident {
+            let pages: u64 = resident.iter().map(|r| r[1]).sum();
+            out.push(format!(
+                "residency: model {} pages in {} runs, kernel {pages} pages in {} runs",
+                self.resident_pages,
+                self.resident.len(),
+                resident.len()
+            ));
+        }
+        if self.folios != folios {
+            let first = self
+                .folios
+                .iter()
+                .zip(folios)
+                .position(|(a, b)| a != b)
+                .unwrap_or(self.folios.len().min(folios.len()));
+            out.push(format!(
+                "folio layout differs from run {first}: model {:?} kernel {:?}",
+                self.folios.get(first),
+                folios.get(first)
+            ));
+        }
+        out
+    }
+
     /// What the figures owe to timing, named by its rule: empty when the
     /// kernel took no more minor faults than the model.
     pub fn timing(&self, real: &Report) -> Vec<String> {
@@ -380,28 +408,7 @@ impl Report {
                 model.bytes_read, real.bytes_read
             ));
         }
-        if model.resident != real.resident {
-            out.push(format!(
-                "residency: model {} pages in {} runs, kernel {} pages in {} runs",
-                model.resident_pages,
-                model.resident.len(),
-                real.resident_pages,
-                real.resident.len()
-            ));
-        }
-        if model.folios != real.folios {
-            let first = model
-                .folios
-                .iter()
-                .zip(&real.folios)
-                .position(|(a, b)| a != b)
-                .unwrap_or(model.folios.len().min(real.folios.len()));
-            out.push(format!(
-                "folio layout differs from run {first}: model {:?} kernel {:?}",
-                model.folios.get(first),
-                real.folios.get(first)
-            ));
-        }
+        out.extend(model.end_state_differences(&real.resident, &real.folios));
         if let (Some(a), Some(b)) = (model.file_pmd_mapped_kb, real.file_pmd_mapped_kb) {
             if a != b {
                 out.push(format!("FilePmdMapped: model {a} kB kernel {b} kB"));

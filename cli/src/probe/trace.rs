@@ -56,13 +56,7 @@ impl SelfTrace {
             prog.enable(e)?;
             prog.filter(e, &filter)?;
         }
-        for e in [
-            "filemap/mm_filemap_add_to_page_cache",
-            "filemap/mm_filemap_delete_from_page_cache",
-        ] {
-            watch.enable(e)?;
-            watch.filter(e, &filter)?;
-        }
+        tracefs::watch_files(&watch, &filter)?;
         prog.write("set_event_pid", &me.to_string())?;
         watch.write("set_event_notrace_pid", &me.to_string())?;
         let readers = (prog.reader()?, watch.reader()?);

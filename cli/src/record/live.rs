@@ -194,13 +194,7 @@ fn run_once(
     for e in FILE_EVENTS {
         prog.filter(e, &filter)?;
     }
-    for e in [
-        "filemap/mm_filemap_add_to_page_cache",
-        "filemap/mm_filemap_delete_from_page_cache",
-    ] {
-        watch.enable(e)?;
-        watch.filter(e, &filter)?;
-    }
+    tracefs::watch_files(&watch, &filter)?;
 
     let child = Child::fork(program, &args.command)?;
     // The pid filters are set before tracing starts and before the child

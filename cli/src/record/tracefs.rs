@@ -84,6 +84,22 @@ pub const FILE_EVENTS: &[&str] = &[
     "filemap/mm_filemap_get_pages",
 ];
 
+/// The page-cache events a watch of the files records: a folio of theirs
+/// added or deleted by a task outside the traced one disturbs a run.
+pub const WATCH_EVENTS: &[&str] = &[
+    "filemap/mm_filemap_add_to_page_cache",
+    "filemap/mm_filemap_delete_from_page_cache",
+];
+
+/// Makes `watch` record [`WATCH_EVENTS`] of the files `filter` names.
+pub fn watch_files(watch: &Instance, filter: &str) -> Result<()> {
+    for e in WATCH_EVENTS {
+        watch.enable(e)?;
+        watch.filter(e, filter)?;
+    }
+    Ok(())
+}
+
 /// tracefs's root, or a one-line error saying how to mount it.
 pub fn root() -> Result<PathBuf, String> {
     root_at(Path::new(TRACEFS))
