@@ -98,7 +98,7 @@ impl KFunc {
     }
 }
 
-pub use crate::tracepoint::{RaFields, Tracepoint};
+pub use crate::tracepoint::Tracepoint;
 
 /// Why `mmap_miss` moved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

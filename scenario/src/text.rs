@@ -2,9 +2,9 @@
 //! it changed, as the event log and `folioscope run --events` print them;
 //! and the word wrap of the plain-text tables.
 
-use folioscope_core::event::{FaultOutcome, MissCause, NoRaReason};
-use folioscope_core::fault::MMAP_LOTSAMISS;
+use folioscope_core::MMAP_LOTSAMISS;
 use folioscope_core::{CopySource, Event};
+use folioscope_core::{FaultOutcome, MissCause, NoRaReason};
 
 use crate::tracepoint_text::{tracepoint_line, FileId};
 

@@ -10,10 +10,13 @@ pub fn test() -> Result<()> {
     setup_build()?;
     ensure_chromium()?;
 
-    step("[1/6] cargo fmt --check");
+    step("[1/7] the architecture invariants (xtask/src/boundary.rs)");
+    crate::boundary::check()?;
+
+    step("[2/7] cargo fmt --check");
     run(cargo().args(["fmt", "--all", "--check"]))?;
 
-    step("[2/6] cargo clippy --workspace --all-targets -- -D warnings");
+    step("[3/7] cargo clippy --workspace --all-targets -- -D warnings");
     run(cargo().args([
         "clippy",
         "--workspace",
@@ -23,10 +26,10 @@ pub fn test() -> Result<()> {
         "warnings",
     ]))?;
 
-    step("[3/6] cargo test --workspace");
+    step("[4/7] cargo test --workspace");
     run(cargo().args(["test", "--workspace"]))?;
 
-    step("[4/6] the core's tests on wasm32, under Node (wasm-bindgen-test)");
+    step("[5/7] the core's tests on wasm32, under Node (wasm-bindgen-test)");
     run(cargo()
         .args([
             "test",
@@ -40,10 +43,10 @@ pub fn test() -> Result<()> {
             "wasm-bindgen-test-runner",
         ))?;
 
-    step("[5/6] dist/");
+    step("[6/7] dist/");
     let dist = crate::dist::build()?;
 
-    step("[6/6] end-to-end tests");
+    step("[7/7] end-to-end tests");
     crate::e2e::run_e2e(&dist)?;
 
     step("all tests passed");

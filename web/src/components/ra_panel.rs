@@ -2,9 +2,7 @@
 //! as a gauge against MMAP_LOTSAMISS and the cause of its last change.
 //! Inside an access, the events applied so far are added in.
 
-use folioscope_core::event::MissCause;
-use folioscope_core::fault::MMAP_LOTSAMISS;
-use folioscope_core::Event;
+use folioscope_core::{Event, MissCause, MMAP_LOTSAMISS};
 use yew::prelude::*;
 
 use crate::app::AppContext;
@@ -39,8 +37,8 @@ pub fn RaPanel(props: &RaProps) -> Html {
     let suffix = props.side.suffix();
     let sim = run.sim.borrow();
     let m = sim.machine();
-    let mut ra = m.ra;
-    let mut c = m.counters;
+    let mut ra = m.ra();
+    let mut c = *m.counters();
     let page = sim.config().page_size.bytes();
     let mut last_cause = run
         .recent
@@ -81,7 +79,7 @@ pub fn RaPanel(props: &RaProps) -> Html {
             _ => {}
         }
     }
-    let stats = m.cache.xa.stats();
+    let stats = m.lookups();
     // The gauge spans 0..=2×MMAP_LOTSAMISS, the line sits in the middle.
     let full = 2.0 * MMAP_LOTSAMISS as f64;
     let pct = (ra.mmap_miss as f64 / full * 100.0).min(100.0);
@@ -101,7 +99,7 @@ pub fn RaPanel(props: &RaProps) -> Html {
     let read_path = reads.then(|| {
         html! {
             <section class="panel">
-                <h2>{ if m.backing.is_tmpfs() { "shmem_file_read_iter" } else { "filemap_read" } }</h2>
+                <h2>{ if m.backing().is_tmpfs() { "shmem_file_read_iter" } else { "filemap_read" } }</h2>
                 { field("loop turns", "rp-turns", c.read_iterations.to_string()) }
                 { count("shmem_get_folio", "rp-sgf", c.shmem_get_folio) }
                 { count("get_folios_contig", "rp-contig", c.get_folios_contig) }

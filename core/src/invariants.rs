@@ -5,10 +5,13 @@
 //! change nothing: a run with them off ends in the same state with the same
 //! lookup counts, and so does a patch toggle that claims no change in
 //! behaviour. A timeline jump lands on the same state as a straight run.
-#![cfg(not(target_arch = "wasm32"))]
+//!
+//! These tests live inside the crate because they read what its public
+//! surface does not show: the xarray's own check, the fingerprints, and
+//! the switch that turns the fast paths off.
 
-use folioscope_core::fault::MMAP_LOTSAMISS;
-use folioscope_core::{
+use crate::fault::MMAP_LOTSAMISS;
+use crate::{
     Access, Backing, Config, Kernel, Machine, Madvise, NoEvents, Patch, Pattern, Scenario,
     Simulation, Summary, Timeline, TmpfsFile,
 };
@@ -65,7 +68,7 @@ fn config() -> impl Strategy<Value = Config> {
         any::<bool>(),
         prop_oneof![Just(None), (1u64..8).prop_map(|m| Some(m << 20))],
         any::<bool>(),
-        proptest::sample::select(folioscope_core::Variant::ALL.to_vec()),
+        proptest::sample::select(crate::Variant::ALL.to_vec()),
         backing(),
     )
         .prop_filter_map(
@@ -275,7 +278,7 @@ fn a_patch_that_changes_no_behaviour_changes_nothing_on_the_seed_walks() {
         (Pattern::Stride(7), Madvise::Normal),
     ];
     for patch in Patch::ALL.into_iter().filter(|p| !p.changes_behaviour()) {
-        for variant in folioscope_core::Variant::ALL {
+        for variant in crate::Variant::ALL {
             for (pattern, madvise) in &walks {
                 let run = |on: bool| {
                     let mut kernel = Kernel::from_variant(variant);
