@@ -36,7 +36,9 @@
 //!   read, never written: getters ([`Machine::counters`],
 //!   [`Machine::lookups`], [`Machine::ra`]) and views computed from its
 //!   state ([`Machine::bins`] for the folios and mappings of a page range
-//!   at any zoom, [`Machine::mapped`], [`Machine::xa_tree`]).
+//!   at any zoom, [`Machine::mapped`], [`Machine::xa_tree`]). Part way
+//!   through an access, a [`Picture`] shows the machine with the access's
+//!   first events folded in: the one place events become displayed state.
 //! - **Figures.** [`Summary`] reads out what `folioscope probe` measures on
 //!   the real kernel; a timeline keeps [`Sample`]s and [`Mark`]s.
 //!
@@ -107,6 +109,7 @@ mod memory;
 mod mmap;
 mod page_cache;
 mod pattern;
+mod picture;
 mod readahead;
 mod reclaim;
 mod shmem;
@@ -130,6 +133,7 @@ pub use folio::{Folio, FolioFlags};
 pub use kernel::{Kernel, Patch, PatchSet, Variant};
 pub use machine::Machine;
 pub use pattern::{random_page, splitmix64, Access, Fadvice, Madvice, Pattern, MAX_RW_COUNT};
+pub use picture::{Figures, Picture};
 pub use readahead::FileRaState;
 pub use sim::Simulation;
 pub use summary::{FolioRun, Summary};

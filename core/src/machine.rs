@@ -175,11 +175,6 @@ impl Machine {
         let page = 1u64 << self.geo.page_shift;
         let max_io = crate::config::DEFAULT_IO_KB * 1024;
         self.counters.bytes_read += nr * page;
-        sink.emit(Event::IoSubmitted {
-            func,
-            first,
-            nr: nr.min(u32::MAX as u64) as u32,
-        });
         let end = first + nr;
         let inflight = &mut self.inflight;
         let (mut bios, mut vecs, mut bytes) = (0u64, 0u32, 0u64);
@@ -199,7 +194,14 @@ impl Machine {
                 true
             }
         });
-        self.counters.read_ios += bios.max(1);
+        let requests = bios.max(1);
+        self.counters.read_ios += requests;
+        sink.emit(Event::IoSubmitted {
+            func,
+            first,
+            nr: nr.min(u32::MAX as u64) as u32,
+            requests: requests.min(u32::MAX as u64) as u32,
+        });
     }
 
     /// Completes every read in flight: the folios become uptodate and are

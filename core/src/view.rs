@@ -147,6 +147,7 @@ const STATE_BITS: u16 = FolioFlags::UPTODATE
 /// The scan of a machine and the folding of events
 /// ([`crate::Picture`]) both go through these, so a page counts the same
 /// either way.
+#[derive(Clone, Debug)]
 pub(crate) struct Binner {
     pub span: Span,
     pub bins: Vec<Bin>,
@@ -178,11 +179,31 @@ impl Binner {
             };
             bump(field, n, add);
         });
-        if f.test(FolioFlags::READAHEAD) {
+        if f.test(FolioFlags::READAHEAD) && f.next_index() > span.first {
             if let Some(x) = span.bin_of(f.index.max(span.first)) {
                 bump(&mut self.bins[x as usize].readahead, 1, add);
             }
         }
+    }
+}
+
+impl Binner {
+    /// Counts pages `[start, end)` as PTE-mapped (`pmd` false) or under a
+    /// PMD mapping, in or out.
+    pub fn mapped(&mut self, start: u64, end: u64, pmd: bool, add: bool) {
+        let bins = &mut self.bins;
+        self.span.for_each_overlap(start, end, |x, n| {
+            let b = &mut bins[x];
+            bump(
+                if pmd {
+                    &mut b.pmd_mapped
+                } else {
+                    &mut b.pte_mapped
+                },
+                n,
+                add,
+            );
+        });
     }
 }
 

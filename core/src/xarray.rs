@@ -744,7 +744,13 @@ impl XArray {
         let lo = if first <= base {
             0
         } else {
-            (((first - base) >> n.shift).min(63)) as usize
+            let off = (first - base) >> n.shift;
+            // A range that starts past this node (a tree shorter than the
+            // range's first index) holds none of its entries.
+            if off >= XA_CHUNK_SIZE as u64 {
+                return;
+            }
+            off as usize
         };
         // Start at the canonical slot of an entry that covers `first`.
         let mut off = lo;

@@ -97,9 +97,16 @@ pub fn event_line(e: &Event) -> String {
             }
         }
         Event::PmdMapped { index, .. } => format!("{f}: PMD mapped for folio {index}"),
-        Event::IoSubmitted { first, nr, .. } => {
-            format!("{f}: read submitted, {nr} pages from {first}")
+        Event::IoSubmitted {
+            first,
+            nr,
+            requests,
+            ..
+        } => {
+            let r = if requests == 1 { "request" } else { "requests" };
+            format!("{f}: read submitted, {nr} pages from {first} in {requests} block {r}")
         }
+        Event::PrevPos { pos, .. } => format!("{f}: ra->prev_pos = {pos}"),
         Event::ReadCall { offset, len, .. } => format!("{f}: read({len} bytes at {offset})"),
         Event::Copied {
             offset,

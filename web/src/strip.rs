@@ -3,7 +3,7 @@
 //! (PMD, PTE), the folios by order (under I/O in orange, uncached pale),
 //! PG_readahead ticks, and the readahead window with its async part.
 
-use folioscope_core::{Bin, Event, FileRaState, Machine, Span};
+use folioscope_core::{Event, Machine, Picture, Span};
 
 use crate::palette;
 
@@ -25,9 +25,12 @@ pub fn render(m: &Machine, view: Span, cursor: Option<u64>, overlay: &[Event], b
     if view.pages() == 0 {
         return;
     }
-    let mut bins = m.bins(view);
-    let mut ra = m.ra();
-    apply_overlay(&view, overlay, &mut bins, &mut ra);
+    // The machine before the access, and what its first events did.
+    let mut picture = Picture::new(m, Some(view));
+    for e in overlay {
+        picture.apply(e);
+    }
+    let ra = picture.ra();
     let mut put = |x: u32, y0: u32, y1: u32, rgb: [u8; 3]| {
         for y in y0..y1 {
             let i = ((y * w + x) * 4) as usize;
@@ -35,7 +38,7 @@ pub fn render(m: &Machine, view: Span, cursor: Option<u64>, overlay: &[Event], b
             buf[i + 3] = 255;
         }
     };
-    for (x, b) in bins.iter().enumerate() {
+    for (x, b) in picture.bins().iter().enumerate() {
         let x = x as u32;
         if b.pmd_mapped > 0 {
             put(x, MAP_TOP, MAP_BOTTOM, palette::PMD);
@@ -74,73 +77,56 @@ pub fn render(m: &Machine, view: Span, cursor: Option<u64>, overlay: &[Event], b
     }
 }
 
-/// Paints the effect of events that happened inside the current access.
-fn apply_overlay(view: &Span, overlay: &[Event], bins: &mut [Bin], ra: &mut FileRaState) {
-    let cols_of = |start: u64, end: u64| {
-        let s = start.max(view.first);
-        let e = end.min(view.end);
-        let w = view.bins as u64;
-        let c0 = ((s - view.first) * w / view.pages()) as u32;
-        let c1 = ((e - view.first) * w).div_ceil(view.pages()) as u32;
-        c0..c1.max(c0 + 1).min(view.bins)
-    };
-    for e in overlay {
-        match *e {
-            Event::FolioAdded { index, order, .. } => {
-                let end = index + (1u64 << order);
-                if end > view.first && index < view.end {
-                    for c in cols_of(index, end) {
-                        bins[c as usize].locked = 1;
-                    }
-                }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folioscope_core::{Config, Madvise, Pattern, Scenario, Simulation};
+
+    /// Stepping through every event of an access draws what the machine
+    /// after it draws: the strip's overlay is the core's one folding of
+    /// events, and a whole access folded is the next step.
+    #[test]
+    fn an_access_stepped_through_draws_the_step_after_it() {
+        let cfg = Config::new(Scenario {
+            file_size: 64 << 20,
+            pattern: Pattern::Random {
+                milli_pct: 50_000,
+                seed: 5,
+            },
+            madvise: Madvise::Hugepage,
+            memory_limit: Some(8 << 20),
+            ..Scenario::default()
+        })
+        .unwrap();
+        let mut sim = Simulation::new(cfg);
+        let pages = sim.machine().geometry().nr_pages;
+        let views = [
+            Span {
+                first: 0,
+                end: pages,
+                bins: 700,
+            },
+            Span {
+                first: 15_000,
+                end: 15_600,
+                bins: 1200,
+            },
+        ];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut drawn_changes = 0;
+        for _ in 0..200 {
+            let before = sim.machine().clone();
+            let mut events = Vec::new();
+            sim.step(&mut events);
+            for view in views {
+                render(&before, view, None, &events, &mut a);
+                render(sim.machine(), view, None, &[], &mut b);
+                assert!(a == b, "{view:?}");
+                let mut c = Vec::new();
+                render(&before, view, None, &[], &mut c);
+                drawn_changes += (c != b) as u32;
             }
-            Event::FolioUptodate { index, order } => {
-                let end = index + (1u64 << order);
-                if end > view.first && index < view.end {
-                    for c in cols_of(index, end) {
-                        let b = &mut bins[c as usize];
-                        b.locked = 0;
-                        b.by_order[(order as usize).min(13)] += 1;
-                        b.resident += 1;
-                    }
-                }
-            }
-            Event::ReadaheadFlag { index, set, .. } => {
-                if let Some(x) = view.bin_of(index) {
-                    bins[x as usize].readahead = set as u32;
-                }
-            }
-            Event::PtesMapped { first, nr, .. } => {
-                let end = first + nr as u64;
-                if end > view.first && first < view.end {
-                    for c in cols_of(first, end) {
-                        bins[c as usize].pte_mapped = 1;
-                    }
-                }
-            }
-            Event::PmdMapped { index, .. } => {
-                if let Some(x) = view.bin_of(index.max(view.first)) {
-                    bins[x as usize].pmd_mapped = 1;
-                }
-            }
-            Event::Evicted { index, order } => {
-                let end = index + (1u64 << order);
-                if end > view.first && index < view.end {
-                    for c in cols_of(index, end) {
-                        let b = &mut bins[c as usize];
-                        b.by_order = [0; 14];
-                        b.resident = 0;
-                        b.pte_mapped = 0;
-                        b.pmd_mapped = 0;
-                    }
-                }
-            }
-            Event::Window { window, .. } => {
-                ra.start = window.start;
-                ra.size = window.size;
-                ra.async_size = window.async_size;
-            }
-            _ => {}
         }
+        assert!(drawn_changes > 10, "the accesses change the drawing");
     }
 }
