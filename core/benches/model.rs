@@ -26,7 +26,7 @@ fn walks(c: &mut Criterion) {
             b.iter(|| {
                 let mut sim = Simulation::new(cfg.clone());
                 sim.run(&mut NoEvents);
-                sim.machine().counters.major_faults
+                sim.machine().counters().major_faults
             })
         });
     }
@@ -43,7 +43,7 @@ fn timeline(c: &mut Criterion) {
         let mut k = 0u64;
         b.iter(|| {
             k = (k + 104_729) % t.len();
-            t.machine_at(k).counters.major_faults
+            t.machine_at(k).counters().major_faults
         })
     });
     g.finish();

@@ -79,10 +79,6 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         self.items.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
     pub fn get(&self, i: usize) -> Option<&T> {
         self.items.get(i)
     }

@@ -98,7 +98,7 @@ impl KFunc {
     }
 }
 
-pub use crate::tracepoint::{RaFields, Tracepoint};
+pub use crate::tracepoint::Tracepoint;
 
 /// Why `mmap_miss` moved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -214,8 +214,16 @@ pub enum Event {
     PtesMapped { func: KFunc, first: u64, nr: u32 },
     /// A PMD mapping of the PMD-sized folio at `index`.
     PmdMapped { func: KFunc, index: u64 },
-    /// I/O submitted for `nr` pages from `first` (`read_pages` or `read_folio`).
-    IoSubmitted { func: KFunc, first: u64, nr: u32 },
+    /// I/O submitted for `nr` pages from `first` (`read_pages` or
+    /// `read_folio`), in `requests` block requests.
+    IoSubmitted {
+        func: KFunc,
+        first: u64,
+        nr: u32,
+        requests: u32,
+    },
+    /// `ra->prev_pos` set: where the last read ended (-1 for none).
+    PrevPos { func: KFunc, pos: i64 },
     /// A `read()` call of `len` bytes at `offset`, served by `func`.
     ReadCall { func: KFunc, offset: u64, len: u64 },
     /// Bytes copied to the user at file offset `offset`.
@@ -266,6 +274,7 @@ impl Event {
             Event::PtesMapped { func, .. } => func,
             Event::PmdMapped { func, .. } => func,
             Event::IoSubmitted { func, .. } => func,
+            Event::PrevPos { func, .. } => func,
             Event::ReadCall { func, .. } => func,
             Event::Copied { func, .. } => func,
             Event::Lookup { func, .. } => func,
@@ -295,9 +304,10 @@ impl Event {
             Event::FaultAccounted { major: true, .. } => EventKind::MajorFault,
             Event::FaultAccounted { major: false, .. } => EventKind::MinorFault,
             Event::FolioAdded { .. } | Event::FolioUptodate { .. } => EventKind::Folio,
-            Event::ReadaheadFlag { .. } | Event::Window { .. } | Event::NoReadahead { .. } => {
-                EventKind::Readahead
-            }
+            Event::ReadaheadFlag { .. }
+            | Event::Window { .. }
+            | Event::NoReadahead { .. }
+            | Event::PrevPos { .. } => EventKind::Readahead,
             Event::MmapMiss { .. } => EventKind::MmapMiss,
             Event::PtesMapped { .. } | Event::PmdMapped { .. } => EventKind::Map,
             Event::IoSubmitted { .. } => EventKind::Io,

@@ -78,6 +78,10 @@ impl Machine {
             }
         }
         self.ra.prev_pos = last_pos;
+        sink.emit(Event::PrevPos {
+            func: KFunc::FilemapRead,
+            pos: last_pos,
+        });
         self.complete_io(sink);
     }
 

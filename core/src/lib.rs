@@ -5,65 +5,139 @@
 //! 6.12 source, and the 6.18.35 source for what changed by 6.18. Each
 //! module says which it read, and where a source and the measured kernel
 //! differ, the measurement wins. Each module is named after the kernel
-//! file it models:
-//! - [`xarray`]: lib/xarray.c, the tree that indexes a file's folios;
-//! - [`page_cache`], [`folio`]: the `address_space` and its folios;
-//! - [`readahead`]: mm/readahead.c, `file_ra_state` and its windows;
-//! - [`fault`], [`fault_around`], [`memory`]: the mmap fault path of
-//!   mm/filemap.c and mm/memory.c;
-//! - [`filemap_read`]: buffered `read()`; [`filemap_contig`]:
-//!   `filemap_get_folios_contig`;
-//! - [`shmem`]: mm/shmem.c's `shmem_file_read_iter` on a tmpfs file,
-//!   and [`iov_iter`], the copy-out it ends in;
-//! - [`lru`], [`reclaim`]: the memory cgroup limit and its shadows.
-//!
-//! A [`Simulation`] takes accesses from a [`Pattern`] one step at a time and
-//! hands [`Event`]s to a sink; [`Summary`] reads the figures out, and
-//! [`Timeline`] jumps to any step from checkpoints.
+//! file it models: `xarray` (lib/xarray.c, the tree that indexes a file's
+//! folios); `page_cache` and `folio` (the `address_space` and its folios);
+//! `readahead` (mm/readahead.c, `file_ra_state` and its windows); `fault`,
+//! `fault_around` and `memory` (the mmap fault path of mm/filemap.c and
+//! mm/memory.c); `filemap_read` (buffered `read()`) and `filemap_contig`
+//! (`filemap_get_folios_contig`); `shmem` (mm/shmem.c's
+//! `shmem_file_read_iter` on a tmpfs file) and `iov_iter` (the copy-out it
+//! ends in); `lru` and `reclaim` (the memory cgroup limit and its shadows).
 //!
 //! The crate does no I/O, reads no clock and knows nothing of browsers or
 //! terminals: accesses go in, events and state come out. It keeps to
 //! integers and ordered containers, so the same inputs give the same state
 //! on x86-64 and wasm32.
+//!
+//! # The public surface
+//!
+//! The modules are private. What callers may use is re-exported here, in
+//! four groups:
+//!
+//! - **What to run.** A [`Scenario`] is the parameters as a user states
+//!   them; [`Scenario::config`] validates it into a [`Config`], or names
+//!   the field at fault in a [`ConfigError`]. A [`Pattern`] yields the
+//!   [`Access`]es; a [`Kernel`] is a [`Variant`] with [`Patch`] toggles.
+//! - **Running it.** [`Simulation`] makes one access at a time;
+//!   [`Timeline`] runs a scenario once and reaches any step from
+//!   checkpoints. Their contracts follow.
+//! - **What comes out.** Each change is an [`Event`], handed to an
+//!   [`EventSink`] as it happens. Between accesses the [`Machine`] can be
+//!   read, never written: getters ([`Machine::counters`],
+//!   [`Machine::lookups`], [`Machine::ra`]) and views computed from its
+//!   state ([`Machine::bins`] for the folios and mappings of a page range
+//!   at any zoom, [`Machine::mapped`], [`Machine::xa_tree`]). Part way
+//!   through an access, a [`Picture`] shows the machine with the access's
+//!   first events folded in: the one place events become displayed state.
+//! - **Figures.** [`Summary`] reads out what `folioscope probe` measures on
+//!   the real kernel; a timeline keeps [`Sample`]s and [`Mark`]s.
+//!
+//! # `Simulation`: what to call, and in what order
+//!
+//! A simulation has two kinds of methods:
+//!
+//! - A. Getters, taking `&self`: [`Simulation::config`],
+//!   [`Simulation::machine`], [`Simulation::step_count`],
+//!   [`Simulation::len`], [`Simulation::is_done`],
+//!   [`Simulation::next_access`]. They may be called at any time.
+//! - B. One mutator, [`Simulation::step`], which makes the next access of
+//!   the pattern, and its loops [`Simulation::run_to`] and
+//!   [`Simulation::run`].
+//!
+//! Create a simulation with [`Simulation::new`] from a [`Config`], then
+//! call `step` until it returns `false`. Each call makes exactly one
+//! access, the one `next_access` named, and hands the sink every change it
+//! makes, in the order the kernel makes them, before it returns. When
+//! `step` returns, the access is over: no read is left in flight, every
+//! lock taken is released, and the getters read the state after the
+//! access. A sink whose [`EventSink::enabled`] is false (such as
+//! [`NoEvents`]) lets the model take fast paths that emit nothing; the
+//! state and counters they leave are the same. The same `Config` gives the
+//! same events and the same state, step for step, on every platform.
+//!
+//! # `Timeline`: what to call, and in what order
+//!
+//! [`Timeline::build`] runs a scenario to its end once, keeping
+//! checkpoints within a memory budget. A timeline never changes after
+//! that: every method takes `&self` and may be called in any order.
+//!
+//! - [`Timeline::simulation_at`] returns a new simulation standing after
+//!   `step` accesses, and [`Timeline::machine_at`] its machine.
+//! - [`Timeline::seek`] moves a simulation made by this timeline to any
+//!   step. It is the one seek policy: forward in place when the target is
+//!   within a checkpoint interval, otherwise from the checkpoint at or
+//!   before the target. Afterwards the simulation reads exactly as one run
+//!   straight to that step.
+//! - [`Timeline::events_of`] returns the events access `step` made
+//!   (1-based: the access that leads to the state after `step`).
+//! - [`Timeline::samples`], [`Timeline::marks`], [`Timeline::next_mark`],
+//!   [`Timeline::prev_mark`] and [`Timeline::density`] read what the build
+//!   recorded; [`Timeline::first_difference`] runs two timelines of one
+//!   pattern in lockstep and returns the first step after which their
+//!   states differ.
 
-pub mod backing;
-pub mod checkpoint;
-pub mod config;
-pub mod counters;
-pub mod cow;
-pub mod event;
-pub mod fadvise;
-pub mod fault;
-pub mod fault_around;
-pub mod filemap_contig;
-pub mod filemap_read;
-pub mod folio;
-pub mod iov_iter;
-pub mod kernel;
-pub mod lru;
-pub mod machine;
-pub mod mapping;
-pub mod memory;
-pub mod mmap;
-pub mod page_cache;
-pub mod pattern;
-pub mod readahead;
-pub mod reclaim;
-pub mod shmem;
-pub mod sim;
-pub mod splice;
-pub mod summary;
-pub mod timeline;
-pub mod tracepoint;
-pub mod xarray;
+mod backing;
+mod checkpoint;
+mod config;
+mod counters;
+mod cow;
+mod event;
+mod fadvise;
+mod fault;
+mod fault_around;
+mod filemap_contig;
+mod filemap_read;
+mod folio;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod invariants;
+mod iov_iter;
+mod kernel;
+mod lru;
+mod machine;
+mod mapping;
+mod memory;
+mod mmap;
+mod page_cache;
+mod pattern;
+mod picture;
+mod readahead;
+mod reclaim;
+mod shmem;
+mod sim;
+mod splice;
+mod summary;
+mod timeline;
+mod tracepoint;
+mod view;
+mod xarray;
 
 pub use backing::{Backing, TmpfsFile};
-pub use config::{Config, ConfigError, Madvise, PageSize, Scenario};
-pub use event::{CopySource, Event, EventKind, EventSink, KFunc, NoEvents, ReadErrno};
-pub use kernel::{Kernel, Patch, Variant};
+pub use config::{Arch, Config, ConfigError, Geometry, Madvise, PageSize, Scenario, MAX_FILE_SIZE};
+pub use counters::Counters;
+pub use event::{
+    CopySource, Event, EventKind, EventSink, FaultOutcome, KFunc, MissCause, NoEvents, NoRaReason,
+    RaWindow, ReadErrno,
+};
+pub use fault::MMAP_LOTSAMISS;
+pub use folio::{Folio, FolioFlags};
+pub use kernel::{Kernel, Patch, PatchSet, Variant};
 pub use machine::Machine;
-pub use pattern::{Access, Fadvice, Madvice, Pattern};
+pub use pattern::{random_page, splitmix64, Access, Fadvice, Madvice, Pattern, MAX_RW_COUNT};
+pub use picture::{Figures, Picture};
+pub use readahead::FileRaState;
 pub use sim::Simulation;
 pub use summary::{FolioRun, Summary};
 pub use timeline::{Mark, Sample, Timeline};
 pub use tracepoint::{RaFields, Tracepoint};
+pub use view::{Bin, Mapped, NodeView, Slot, Span, XaTree, ORDERS};
+pub use xarray::XaStats;

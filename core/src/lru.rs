@@ -135,8 +135,4 @@ impl Lru {
         let distance = self.nonresident_age.saturating_sub(shadow.eviction);
         distance <= self.active_pages + self.inactive_pages.min(self.active_pages)
     }
-
-    pub fn pages(&self) -> u64 {
-        self.inactive_pages + self.active_pages
-    }
 }

@@ -16,6 +16,7 @@ use crate::mapping::{Mapping, VmFlags};
 use crate::mmap::{OpenFile, Program, Vma};
 use crate::page_cache::{AddError, AddressSpace};
 use crate::readahead::FileRaState;
+use crate::xarray::XaStats;
 
 /// BIO_MAX_VECS: the folios one bio can carry.
 pub const BIO_MAX_VECS: u32 = 256;
@@ -29,24 +30,28 @@ pub enum Gfp {
     Normal,
 }
 
+/// The state of the modelled machine. Its fields are the model's own:
+/// outside the crate it is read through its getters and views (such as
+/// [`Machine::bins`]), never written.
 #[derive(Clone, Debug)]
 pub struct Machine {
-    pub kernel: Kernel,
-    pub geo: Geometry,
-    pub thp: bool,
-    pub cache: AddressSpace,
-    pub ra: FileRaState,
-    pub mm: Mapping,
-    pub counters: Counters,
+    pub(crate) kernel: Kernel,
+    pub(crate) geo: Geometry,
+    pub(crate) thp: bool,
+    pub(crate) cache: AddressSpace,
+    pub(crate) ra: FileRaState,
+    pub(crate) mm: Mapping,
+    pub(crate) counters: Counters,
     /// FMODE_RANDOM on the open file (POSIX_FADV_RANDOM).
-    pub fmode_random: bool,
+    pub(crate) fmode_random: bool,
     /// The file system under the file.
-    pub backing: Backing,
+    pub(crate) backing: Backing,
     /// The page marked PG_hwpoison, if any.
-    pub hwpoison: Option<u64>,
+    pub(crate) hwpoison: Option<u64>,
     /// Whether to take the model's fast paths, which must do exactly what
-    /// the step-by-step code does; tests turn them off to compare.
-    pub fast_paths: bool,
+    /// the step-by-step code does; the crate's tests turn them off to
+    /// compare.
+    pub(crate) fast_paths: bool,
     /// The open file descriptions and mappings not in `ra` and `mm`.
     pub(crate) program: Program,
     /// Folios added to the page cache whose read is not submitted yet.
@@ -58,7 +63,7 @@ pub struct Machine {
 impl Machine {
     /// A cold page cache, a fresh open file and a fresh mapping with the
     /// scenario's madvise applied.
-    pub fn new(cfg: &Config) -> Self {
+    pub(crate) fn new(cfg: &Config) -> Self {
         let geo = *cfg.geometry();
         let vm_flags = VmFlags::from_madvise(cfg.madvise, cfg.thp, cfg.exec);
         // For read(), the advice is posix_fadvise's: SEQUENTIAL doubles
@@ -170,11 +175,6 @@ impl Machine {
         let page = 1u64 << self.geo.page_shift;
         let max_io = crate::config::DEFAULT_IO_KB * 1024;
         self.counters.bytes_read += nr * page;
-        sink.emit(Event::IoSubmitted {
-            func,
-            first,
-            nr: nr.min(u32::MAX as u64) as u32,
-        });
         let end = first + nr;
         let inflight = &mut self.inflight;
         let (mut bios, mut vecs, mut bytes) = (0u64, 0u32, 0u64);
@@ -194,7 +194,14 @@ impl Machine {
                 true
             }
         });
-        self.counters.read_ios += bios.max(1);
+        let requests = bios.max(1);
+        self.counters.read_ios += requests;
+        sink.emit(Event::IoSubmitted {
+            func,
+            first,
+            nr: nr.min(u32::MAX as u64) as u32,
+            requests: requests.min(u32::MAX as u64) as u32,
+        });
     }
 
     /// Completes every read in flight: the folios become uptodate and are
@@ -304,6 +311,42 @@ impl Machine {
             });
         });
         n
+    }
+
+    /// The kernel variant and patches this machine runs.
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// The kernel constants of its configuration.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    /// The file system under the file.
+    pub fn backing(&self) -> Backing {
+        self.backing
+    }
+
+    /// The running counts since the scenario started.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// The page cache's xarray lookups since the scenario started: node
+    /// visits and `xas_*` calls.
+    pub fn lookups(&self) -> XaStats {
+        self.cache.xa.stats()
+    }
+
+    /// `file_ra_state` of the open file in use.
+    pub fn ra(&self) -> FileRaState {
+        self.ra
+    }
+
+    /// `mapping->nrpages`: pages in the page cache.
+    pub fn nrpages(&self) -> u64 {
+        self.cache.nrpages
     }
 
     /// Pages mapped by PTEs and PMD mappings, over every mapping.

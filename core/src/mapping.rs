@@ -369,6 +369,42 @@ impl Mapping {
         right
     }
 
+    /// How many file pages of `[first, end)` a PTE maps, and how many lie
+    /// under a PMD mapping: one PMD-sized step at a time, counting PTE bits
+    /// by whole words.
+    pub(crate) fn count_mapped(&self, first: u64, end: u64) -> (u64, u64) {
+        let lo = first.max(self.vm_pgoff);
+        let hi = end.min(self.vm_pgoff + self.vm_pages);
+        let mask = self.ptrs_per_pte - 1;
+        let (mut pte, mut pmd) = (0, 0);
+        let mut p = lo;
+        while p < hi {
+            let seg_end = (p + (self.ptrs_per_pte - (self.vpn_of(p) & mask))).min(hi);
+            match self.pmd_of(p) {
+                Pmd::Huge => pmd += seg_end - p,
+                Pmd::Table => pte += self.count_pte_bits(self.bit_of(p), self.bit_of(seg_end)),
+                Pmd::None => {}
+            }
+            p = seg_end;
+        }
+        (pte, pmd)
+    }
+
+    /// Set PTE bits in `[from, to)`.
+    fn count_pte_bits(&self, from: u64, to: u64) -> u64 {
+        let mut n = 0;
+        let mut b = from;
+        while b < to {
+            let word = self.pte[(b / 64) as usize];
+            let lo = b % 64;
+            let hi = (to - (b - lo)).min(64);
+            let bits = if hi == 64 { u64::MAX } else { (1u64 << hi) - 1 } & !((1u64 << lo) - 1);
+            n += (word & bits).count_ones() as u64;
+            b += hi - lo;
+        }
+        n
+    }
+
     /// Whether any page of the range has a translation.
     pub fn any_mapped(&self, first: u64, nr: u64) -> bool {
         let lo = first.max(self.vm_pgoff);

@@ -333,6 +333,7 @@ impl AddressSpace {
         xas.index
     }
 
+    #[cfg(test)]
     /// The fingerprint computed from scratch, to check the running one.
     pub fn recompute_fingerprint(&self) -> u64 {
         let mut fp = 0;

@@ -149,15 +149,6 @@ impl Machine {
         }
         let nr_to_read = nr_to_read + ractl.index - index;
         ractl.index = index;
-        sink.emit(Event::Window {
-            func: KFunc::PageCacheRaUnbounded,
-            window: crate::event::RaWindow {
-                start: index,
-                size: nr_to_read,
-                async_size: lookahead_size,
-                order: min_order,
-            },
-        });
 
         let mut i = 0;
         while i < nr_to_read {
@@ -347,8 +338,12 @@ impl Machine {
             if !err {
                 return;
             }
-        } else {
+        } else if self.ra.order != 0 {
             self.ra.order = 0;
+            sink.emit(Event::Window {
+                func: KFunc::PageCacheRaOrder,
+                window: self.ra.window(),
+            });
         }
         // Fallback: a cached folio was in the way, or no large folios.
         if self.ra.size > index - start {

@@ -29,7 +29,7 @@ impl Simulation {
     }
 
     /// Resumes from a saved machine at `step`.
-    pub fn resume(cfg: Config, machine: Machine, step: u64) -> Self {
+    pub(crate) fn resume(cfg: Config, machine: Machine, step: u64) -> Self {
         let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
         Simulation {
             cfg,
@@ -47,8 +47,9 @@ impl Simulation {
         &self.machine
     }
 
-    /// The machine, to change model switches such as `fast_paths`.
-    pub fn machine_mut(&mut self) -> &mut Machine {
+    /// The machine, for the timeline's checkpoints and the crate's tests,
+    /// which turn the fast paths off.
+    pub(crate) fn machine_mut(&mut self) -> &mut Machine {
         &mut self.machine
     }
 
@@ -109,7 +110,7 @@ impl Simulation {
     }
 
     /// Splits into the machine, for checkpoints.
-    pub fn into_parts(self) -> (Config, Machine, u64) {
+    pub(crate) fn into_parts(self) -> (Config, Machine, u64) {
         (self.cfg, self.machine, self.step)
     }
 }

@@ -71,6 +71,10 @@ impl Machine {
                 total += n;
                 *ppos += n;
                 self.ra.prev_pos = *ppos as i64;
+                sink.emit(Event::PrevPos {
+                    func: KFunc::FilemapSpliceRead,
+                    pos: *ppos as i64,
+                });
                 if buffers == 0 {
                     self.counters.folio_put += batch.len() as u64;
                     break 'out;

@@ -24,6 +24,7 @@
 //! Entries are [`Entry`] values. The array does not know what a pointer
 //! entry means; the page cache stores folios in them.
 
+#[cfg(test)]
 mod check;
 mod node;
 mod state;
@@ -41,7 +42,6 @@ const NODE_CHUNK: usize = 16;
 /// The nodes of an array, frozen for a checkpoint.
 pub(crate) type FrozenNodes = Frozen<Node, NODE_CHUNK>;
 
-pub use check::XaCheckError;
 pub use node::{NodeId, MAX_PAYLOAD, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
 
 const XA_CHUNK_MASK_U64: u64 = XA_CHUNK_SIZE as u64 - 1;
@@ -97,12 +97,6 @@ impl Entry {
     /// `xa_is_internal`: siblings, nodes and retry entries.
     pub fn is_internal(self) -> bool {
         matches!(self, Entry::Sibling(_) | Entry::Node(_) | Entry::Retry)
-    }
-    pub fn pointer(self) -> Option<u64> {
-        match self {
-            Entry::Pointer(p) => Some(p),
-            _ => None,
-        }
     }
 }
 
@@ -233,6 +227,7 @@ impl XArray {
         Self::default()
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.head == 0
     }
@@ -320,6 +315,7 @@ impl XArray {
         }
     }
 
+    #[cfg(test)]
     /// `xa_store`: stores an order-0 entry; returns the old one. Counted.
     pub fn store(&mut self, index: u64, entry: Entry) -> Entry {
         XaState::new(index).store(self, entry)
@@ -330,11 +326,13 @@ impl XArray {
         XaState::new_order(index, order).store(self, entry)
     }
 
+    #[cfg(test)]
     /// `xa_erase`.
     pub fn erase(&mut self, index: u64) -> Entry {
         XaState::new(index).store(self, Entry::Empty)
     }
 
+    #[cfg(test)]
     /// `xa_get_order`: the order of the entry at `index`.
     pub fn get_order(&self, index: u64) -> u8 {
         let mut xas = XaState::new(index);
@@ -345,6 +343,7 @@ impl XArray {
         xas.get_order(self)
     }
 
+    #[cfg(test)]
     pub fn set_mark(&mut self, index: u64, mark: XaMark) {
         let mut xas = XaState::new(index);
         let e = xas.load(self);
@@ -353,6 +352,7 @@ impl XArray {
         }
     }
 
+    #[cfg(test)]
     pub fn clear_mark(&mut self, index: u64, mark: XaMark) {
         let mut xas = XaState::new(index);
         let e = xas.load(self);
@@ -361,6 +361,7 @@ impl XArray {
         }
     }
 
+    #[cfg(test)]
     pub fn get_mark(&self, index: u64, mark: XaMark) -> bool {
         let mut xas = XaState::new(index);
         let e = xas.load(self);
@@ -559,6 +560,7 @@ impl XArray {
         (n.shift == 0).then_some(&n.slots)
     }
 
+    #[cfg(test)]
     /// The depth (number of nodes walked) at which `index`'s slot lives.
     pub fn peek_depth(&self, index: u64) -> u32 {
         let mut slot = self.head;
@@ -742,7 +744,13 @@ impl XArray {
         let lo = if first <= base {
             0
         } else {
-            (((first - base) >> n.shift).min(63)) as usize
+            let off = (first - base) >> n.shift;
+            // A range that starts past this node (a tree shorter than the
+            // range's first index) holds none of its entries.
+            if off >= XA_CHUNK_SIZE as u64 {
+                return;
+            }
+            off as usize
         };
         // Start at the canonical slot of an entry that covers `first`.
         let mut off = lo;

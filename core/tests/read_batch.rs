@@ -5,7 +5,7 @@ use folioscope_core::{
     Access, Config, Kernel, NoEvents, Patch, Pattern, Simulation, Summary, Variant,
 };
 
-fn run(kernel: Kernel) -> (Summary, folioscope_core::xarray::XaStats) {
+fn run(kernel: Kernel) -> (Summary, folioscope_core::XaStats) {
     // Read the file once to fill the cache, then again in 64 KiB reads.
     let size: u64 = 16 << 20;
     let mut list: Vec<Access> = vec![Access::Read {
@@ -22,7 +22,7 @@ fn run(kernel: Kernel) -> (Summary, folioscope_core::xarray::XaStats) {
     parts.kernel = kernel;
     let mut sim = Simulation::new(Config::new(parts).unwrap());
     sim.run(&mut NoEvents);
-    (Summary::of(sim.machine()), sim.machine().cache.xa.stats())
+    (Summary::of(sim.machine()), sim.machine().lookups())
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! size of the seed's tables. A 64 MiB file has the same three-level tree
 //! as the seed's 1 GiB one, so the per-call counts are the same.
 
-use folioscope_core::counters::Counters;
+use folioscope_core::Counters;
 use folioscope_core::{
     Backing, Config, Kernel, NoEvents, Patch, Pattern, Scenario, Simulation, TmpfsFile, Variant,
 };
@@ -35,7 +35,7 @@ fn run_kernel(
     huge: bool,
     bs: u64,
     poison: Option<u64>,
-) -> (Counters, folioscope_core::xarray::XaStats) {
+) -> (Counters, folioscope_core::XaStats) {
     let cfg = Config::new(Scenario {
         kernel,
         file_size: SIZE,
@@ -47,7 +47,7 @@ fn run_kernel(
     .expect("a valid tmpfs scenario");
     let mut sim = Simulation::new(cfg);
     sim.run(&mut NoEvents);
-    (sim.machine().counters, sim.machine().cache.xa.stats())
+    (*sim.machine().counters(), sim.machine().lookups())
 }
 
 fn per_read(kernel: Kernel, file: TmpfsFile, huge: bool, bs: u64) -> PerRead {

@@ -50,18 +50,19 @@ impl Figures {
 }
 
 fn counts(m: &Machine) -> Figures {
+    let c = m.counters();
     Figures {
-        major_faults: m.counters.major_faults,
-        minor_faults: m.counters.minor_faults,
-        bytes_read: m.counters.bytes_read,
-        read_ios: m.counters.read_ios,
+        major_faults: c.major_faults,
+        minor_faults: c.minor_faults,
+        bytes_read: c.bytes_read,
+        read_ios: c.read_ios,
         translations: m.translations(),
         holes: None,
-        accesses: m.counters.accesses,
+        accesses: c.accesses,
         read_path: m
-            .backing
+            .backing()
             .is_tmpfs()
-            .then(|| ReadPathReport::from_counts(&m.counters, &m.cache.xa.stats())),
+            .then(|| ReadPathReport::from_counts(c, &m.lookups())),
     }
 }
 
@@ -110,7 +111,7 @@ pub fn measure(row: &Row, column: &Column) -> Result<Figures, String> {
                 let mut sim = Simulation::new(cfg);
                 sim.run(&mut NoEvents);
                 let m = sim.machine();
-                if m.mm.pmd_at(h * pmd_pages) == folioscope_core::mapping::Pmd::Huge {
+                if m.mapped(h * pmd_pages, h * pmd_pages + 1).pmd_pages > 0 {
                     mapped += 1;
                 }
                 let c = counts(m);

@@ -21,8 +21,8 @@
 //!   loop turns, lookups, xarray calls, folio references and locks, and
 //!   bytes by where they came from.
 
-use folioscope_core::counters::Counters;
-use folioscope_core::xarray::XaStats;
+use folioscope_core::Counters;
+use folioscope_core::XaStats;
 use folioscope_core::{Backing, Config, Summary};
 use serde::{Deserialize, Serialize};
 

@@ -144,7 +144,7 @@ pub fn hole_trace(h: u64, pmd_pages: u64, page: u64) -> Pattern {
 pub fn exec_random_trace(pages: u64) -> Pattern {
     let mut list: Vec<Access> = (0..pages).map(|p| Access::Touch { page: p }).collect();
     list.extend((0..pages).map(|k| Access::Touch {
-        page: folioscope_core::pattern::random_page(3, k, pages),
+        page: folioscope_core::random_page(3, k, pages),
     }));
     Pattern::Trace(list)
 }

@@ -2,9 +2,9 @@
 //! it changed, as the event log and `folioscope run --events` print them;
 //! and the word wrap of the plain-text tables.
 
-use folioscope_core::event::{FaultOutcome, MissCause, NoRaReason};
-use folioscope_core::fault::MMAP_LOTSAMISS;
+use folioscope_core::MMAP_LOTSAMISS;
 use folioscope_core::{CopySource, Event};
+use folioscope_core::{FaultOutcome, MissCause, NoRaReason};
 
 /// The event as one line; tracepoints in tracefs's form, for a file the
 /// model made up (see [`crate::tracepoint_text`]).
@@ -102,9 +102,16 @@ pub fn event_line(e: &Event) -> String {
             }
         }
         Event::PmdMapped { index, .. } => format!("{f}: PMD mapped for folio {index}"),
-        Event::IoSubmitted { first, nr, .. } => {
-            format!("{f}: read submitted, {nr} pages from {first}")
+        Event::IoSubmitted {
+            first,
+            nr,
+            requests,
+            ..
+        } => {
+            let r = if requests == 1 { "request" } else { "requests" };
+            format!("{f}: read submitted, {nr} pages from {first} in {requests} block {r}")
         }
+        Event::PrevPos { pos, .. } => format!("{f}: ra->prev_pos = {pos}"),
         Event::ReadCall { offset, len, .. } => format!("{f}: read({len} bytes at {offset})"),
         Event::Copied {
             offset,

@@ -2,8 +2,7 @@
 //! residency and folio layout, page by page, next to the model's at the
 //! same step of the same scenario, with the pages where they differ.
 
-use folioscope_core::folio::FolioFlags;
-use folioscope_core::{Kernel, NoEvents, Simulation};
+use folioscope_core::{Kernel, NoEvents, Simulation, Summary};
 use folioscope_scenario::parse::{parse_madvise, parse_pattern};
 use folioscope_scenario::{Report, Scenario};
 
@@ -84,13 +83,14 @@ pub fn load(text: &str) -> Result<(ProbeOverlay, Scenario, u64), (String, String
     }
     sim.run_to(step, &mut NoEvents);
     let mut model = vec![NONE; pages];
-    sim.machine().cache.for_each_folio(|f| {
-        if f.test(FolioFlags::UPTODATE) {
-            for p in f.index..f.next_index().min(pages as u64) {
-                model[p as usize] = f.order;
-            }
+    // The model's uptodate folios, in runs of one order, as the report
+    // lists the real kernel's.
+    for run in Summary::of(sim.machine()).folios {
+        let n = run.count << run.order;
+        for p in run.start..(run.start + n).min(pages as u64) {
+            model[p as usize] = run.order;
         }
-    });
+    }
     let mut real = vec![NONE; pages];
     for run in &report.folios {
         let [start, order, count] = *run;

@@ -7,8 +7,7 @@
 //! entry) as a dashed outline; empty as a faint outline; a mark as a small
 //! orange square in the corner.
 
-use folioscope_core::folio::Folio;
-use folioscope_core::xarray::{Entry, NodeView};
+use folioscope_core::{NodeView, Slot};
 
 use crate::palette;
 
@@ -39,8 +38,8 @@ pub fn render(n: &NodeView, rgba: &mut [u8]) {
     for px in rgba.chunks_exact_mut(4) {
         px.copy_from_slice(&[255, 255, 255, 255]);
     }
-    let order_of = |slot: Entry| match slot {
-        Entry::Pointer(p) => Some(Folio::decode_at(n.base, p).order),
+    let order_of = |slot: Slot| match slot {
+        Slot::Folio(f) => Some(f.order),
         _ => None,
     };
     for off in 0..64 {
@@ -51,19 +50,17 @@ pub fn render(n: &NodeView, rgba: &mut [u8]) {
             h: CELL_H - 2,
         };
         match n.slots[off] {
-            Entry::Pointer(p) => {
-                cell.fill(rgba, palette::order_rgb(Folio::decode_at(n.base, p).order))
-            }
-            Entry::Sibling(c) => {
-                let colour = order_of(n.slots[c as usize])
+            Slot::Folio(f) => cell.fill(rgba, palette::order_rgb(f.order)),
+            Slot::Sibling { canonical } => {
+                let colour = order_of(n.slots[canonical as usize])
                     .map(palette::order_rgb)
                     .unwrap_or(UNKNOWN_SIBLING);
                 cell.hatch(rgba, colour);
                 cell.outline(rgba, colour, false);
             }
-            Entry::Node(_) => cell.fill(rgba, CHILD),
-            Entry::Value(_) => cell.outline(rgba, SHADOW, true),
-            Entry::Empty | Entry::Retry => cell.outline(rgba, EMPTY_EDGE, false),
+            Slot::Node(_) => cell.fill(rgba, CHILD),
+            Slot::Shadow(_) => cell.outline(rgba, SHADOW, true),
+            Slot::Empty => cell.outline(rgba, EMPTY_EDGE, false),
         }
         if (0..3).any(|k| (n.marks[k] >> off) & 1 == 1) {
             Cell {
@@ -163,7 +160,7 @@ mod tests {
             count: 0,
             nr_values: 0,
             depth: 1,
-            slots: vec![Entry::Empty; 64],
+            slots: vec![Slot::Empty; 64],
             marks: [0; 3],
         };
         assert_eq!(marked_slots(&n), Vec::<usize>::new());

@@ -6,6 +6,7 @@
 //! what to run by hand.
 
 mod bench;
+mod boundary;
 mod dist;
 mod e2e;
 mod kernel;

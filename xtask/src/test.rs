@@ -10,10 +10,13 @@ pub fn test() -> Result<()> {
     setup_build()?;
     ensure_chromium()?;
 
-    step("[1/7] cargo fmt --check");
+    step("[1/8] the architecture invariants (xtask/src/boundary.rs)");
+    crate::boundary::check()?;
+
+    step("[2/8] cargo fmt --check");
     run(cargo().args(["fmt", "--all", "--check"]))?;
 
-    step("[2/7] cargo clippy --workspace --all-targets -- -D warnings");
+    step("[3/8] cargo clippy --workspace --all-targets -- -D warnings");
     run(cargo().args([
         "clippy",
         "--workspace",
@@ -23,10 +26,10 @@ pub fn test() -> Result<()> {
         "warnings",
     ]))?;
 
-    step("[3/7] cargo test --workspace");
+    step("[4/8] cargo test --workspace");
     run(cargo().args(["test", "--workspace"]))?;
 
-    step("[4/7] the core's tests on wasm32, under Node (wasm-bindgen-test)");
+    step("[5/8] the core's tests on wasm32, under Node (wasm-bindgen-test)");
     run(cargo()
         .args([
             "test",
@@ -40,13 +43,13 @@ pub fn test() -> Result<()> {
             "wasm-bindgen-test-runner",
         ))?;
 
-    step("[5/7] the model against the running kernel, event by event");
+    step("[6/8] the model against the running kernel, event by event");
     crate::kernel::kernel()?;
 
-    step("[6/7] dist/");
+    step("[7/8] dist/");
     let dist = crate::dist::build()?;
 
-    step("[7/7] end-to-end tests");
+    step("[8/8] end-to-end tests");
     crate::e2e::run_e2e(&dist)?;
 
     step("all tests passed");

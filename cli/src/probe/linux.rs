@@ -18,7 +18,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use folioscope_core::pattern::splitmix64;
+use folioscope_core::splitmix64;
 use folioscope_core::{Access, Config, Madvise};
 use folioscope_scenario::Report;
 

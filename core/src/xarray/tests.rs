@@ -660,7 +660,32 @@ mod prop {
                     }
                 });
                 prop_assert_eq!(&visited, &walked, "range {}..={}", first, last);
+                // And the walk meets only entries that overlap the range.
+                for &(i, o, _) in &walked {
+                    prop_assert!(i <= last && i + (1u64 << o) > first, "{} in {}..={}", i, first, last);
+                }
             }
         }
     }
+}
+
+/// A range that starts past the end of a one-leaf tree holds nothing; the
+/// walk once clamped its start to the leaf's last slot and handed that
+/// entry over.
+#[test]
+fn a_range_past_a_short_tree_holds_nothing() {
+    let mut xa = XArray::new();
+    for i in 0..64 {
+        store_index(&mut xa, i);
+    }
+    let mut walked = Vec::new();
+    xa.for_each_entry_in(65, 65, |i, _, _| walked.push(i));
+    xa.for_each_leaf_in(65, 200, |v| {
+        if let Visit::Entry(i, _, _) = v {
+            walked.push(i)
+        }
+    });
+    assert_eq!(walked, Vec::<u64>::new());
+    xa.for_each_entry_in(63, 65, |i, _, _| walked.push(i));
+    assert_eq!(walked, vec![63]);
 }

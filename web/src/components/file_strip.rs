@@ -12,7 +12,9 @@ use yew::prelude::*;
 use crate::app::AppContext;
 use crate::palette;
 use crate::state::{Action, AppState, Run};
-use crate::strip::{self, View};
+use folioscope_core::Span;
+
+use crate::strip;
 
 /// The pixel buffer, reused from frame to frame.
 #[derive(Default)]
@@ -104,10 +106,10 @@ pub fn FileStrip(props: &StripProps) -> Html {
     let view_of = {
         let state = state.clone();
         let width = *width;
-        move || View {
+        move || Span {
             first: state.zoom.0,
             end: state.zoom.1,
-            width: width.max(1),
+            bins: width.max(1),
         }
     };
 
@@ -128,7 +130,7 @@ pub fn FileStrip(props: &StripProps) -> Html {
                     e.prevent_default();
                     let v = view_of();
                     let x = e.offset_x().max(0) as u32;
-                    let at = v.page_at(x.min(v.width - 1));
+                    let at = v.page_at(x.min(v.bins - 1));
                     let pages = v.pages();
                     let factor = if e.delta_y() < 0.0 { 0.5 } else { 2.0 };
                     let new_pages = ((pages as f64 * factor) as u64).max(8);
@@ -164,7 +166,7 @@ pub fn FileStrip(props: &StripProps) -> Html {
                 if x1 - x0 > 4.0 {
                     let v = view_of();
                     let first = v.page_at(x0.max(0.0) as u32);
-                    let end = v.page_at((x1 as u32).min(v.width)).max(first + 1);
+                    let end = v.page_at((x1 as u32).min(v.bins)).max(first + 1);
                     state.dispatch(Action::Zoom(first, end));
                 }
             }
@@ -226,10 +228,10 @@ fn draw(
     let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else {
         return;
     };
-    let view = View {
+    let view = Span {
         first: state.zoom.0,
         end: state.zoom.1,
-        width: w,
+        bins: w,
     };
     let Some(run) = side.run(state) else {
         return;
@@ -265,7 +267,7 @@ fn draw(
         ctx.set_font("10px sans-serif");
         ctx.set_fill_style_str("#ffffff");
         for p in view.first..view.end {
-            if let Some(x) = view.x_of(p) {
+            if let Some(x) = view.bin_of(p) {
                 let _ = ctx.fill_text(&p.to_string(), x as f64 + 2.0, 42.0);
             }
         }

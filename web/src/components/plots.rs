@@ -2,8 +2,8 @@
 //! against the access number, with the MMAP_LOTSAMISS line and a marker
 //! at the current step. In compare mode the second kernel is dashed.
 
-use folioscope_core::fault::MMAP_LOTSAMISS;
 use folioscope_core::Sample;
+use folioscope_core::MMAP_LOTSAMISS;
 use yew::prelude::*;
 
 use crate::app::AppContext;

@@ -10,7 +10,7 @@ use crate::app::AppContext;
 use crate::palette;
 use crate::probe::NONE;
 use crate::state::Action;
-use crate::strip::View;
+use folioscope_core::Span;
 
 const HEIGHT: u32 = 40;
 
@@ -70,10 +70,10 @@ fn draw(canvas_ref: &NodeRef, state: &AppContext) {
     else {
         return;
     };
-    let view = View {
+    let view = Span {
         first: state.zoom.0,
         end: state.zoom.1.min(p.real.len() as u64),
-        width: w,
+        bins: w,
     };
     let mut rgba = vec![255u8; (w * HEIGHT * 4) as usize];
     let mut put = |x: u32, y0: u32, y1: u32, rgb: [u8; 3]| {

@@ -2,9 +2,7 @@
 //! as a gauge against MMAP_LOTSAMISS and the cause of its last change.
 //! Inside an access, the events applied so far are added in.
 
-use folioscope_core::event::MissCause;
-use folioscope_core::fault::MMAP_LOTSAMISS;
-use folioscope_core::Event;
+use folioscope_core::{Event, MissCause, Picture, MMAP_LOTSAMISS};
 use yew::prelude::*;
 
 use crate::app::AppContext;
@@ -39,9 +37,14 @@ pub fn RaPanel(props: &RaProps) -> Html {
     let suffix = props.side.suffix();
     let sim = run.sim.borrow();
     let m = sim.machine();
-    let mut ra = m.ra;
-    let mut c = m.counters;
-    let page = sim.config().page_size.bytes();
+    let c = m.counters();
+    // The machine before the access, and what its first events did.
+    let mut picture = Picture::new(m, None);
+    for e in overlay {
+        picture.apply(e);
+    }
+    let ra = picture.ra();
+    let fig = picture.figures();
     let mut last_cause = run
         .recent
         .borrow()
@@ -54,34 +57,15 @@ pub fn RaPanel(props: &RaProps) -> Html {
             } => Some((old, new, cause)),
             _ => None,
         });
-    for e in overlay {
-        match *e {
-            Event::Window { window, .. } => {
-                ra.start = window.start;
-                ra.size = window.size;
-                ra.async_size = window.async_size;
-                ra.order = window.order as u16;
-            }
-            Event::MmapMiss {
-                old, new, cause, ..
-            } => {
-                ra.mmap_miss = new;
-                last_cause = Some((old, new, cause));
-            }
-            Event::FaultAccounted { major, .. } => {
-                if major {
-                    c.major_faults += 1
-                } else {
-                    c.minor_faults += 1
-                }
-            }
-            Event::IoSubmitted { nr, .. } => {
-                c.bytes_read += nr as u64 * page;
-            }
-            _ => {}
-        }
+    if let Some(cause) = overlay.iter().rev().find_map(|e| match *e {
+        Event::MmapMiss {
+            old, new, cause, ..
+        } => Some((old, new, cause)),
+        _ => None,
+    }) {
+        last_cause = Some(cause);
     }
-    let stats = m.cache.xa.stats();
+    let stats = m.lookups();
     // The gauge spans 0..=2×MMAP_LOTSAMISS, the line sits in the middle.
     let full = 2.0 * MMAP_LOTSAMISS as f64;
     let pct = (ra.mmap_miss as f64 / full * 100.0).min(100.0);
@@ -101,7 +85,7 @@ pub fn RaPanel(props: &RaProps) -> Html {
     let read_path = reads.then(|| {
         html! {
             <section class="panel">
-                <h2>{ if m.backing.is_tmpfs() { "shmem_file_read_iter" } else { "filemap_read" } }</h2>
+                <h2>{ if m.backing().is_tmpfs() { "shmem_file_read_iter" } else { "filemap_read" } }</h2>
                 { field("loop turns", "rp-turns", c.read_iterations.to_string()) }
                 { count("shmem_get_folio", "rp-sgf", c.shmem_get_folio) }
                 { count("get_folios_contig", "rp-contig", c.get_folios_contig) }
@@ -109,10 +93,10 @@ pub fn RaPanel(props: &RaProps) -> Html {
                 { field("xas_next", "rp-next", stats.xas_next.to_string()) }
                 { field("folio get / put", "rp-refs", format!("{} / {}", c.folio_get, c.folio_put)) }
                 { field("folio lock / unlock", "rp-locks", format!("{} / {}", c.folio_lock, c.folio_unlock)) }
-                { field("MB from folios", "rp-data", format!("{:.1}", c.bytes_copied as f64 / 1048576.0)) }
-                { field("MB zero-page copy", "rp-zero", format!("{:.1}", c.bytes_zero_copied as f64 / 1048576.0)) }
-                { field("MB clear_user", "rp-clear", format!("{:.1}", c.bytes_cleared as f64 / 1048576.0)) }
-                { count("read errors", "rp-errors", c.read_errors) }
+                { field("MB from folios", "rp-data", format!("{:.1}", fig.bytes_copied as f64 / 1048576.0)) }
+                { field("MB zero-page copy", "rp-zero", format!("{:.1}", fig.bytes_zero_copied as f64 / 1048576.0)) }
+                { field("MB clear_user", "rp-clear", format!("{:.1}", fig.bytes_cleared as f64 / 1048576.0)) }
+                { count("read errors", "rp-errors", fig.read_errors) }
             </section>
         }
     });
@@ -144,11 +128,14 @@ pub fn RaPanel(props: &RaProps) -> Html {
             <section class="panel">
                 <h2>{ "counters" }</h2>
                 { field("accesses", "step", format!("{} / {}", state.step, state.len())) }
-                { field("major faults", "major", c.major_faults.to_string()) }
-                { field("minor faults", "minor", c.minor_faults.to_string()) }
-                { field("MB read", "mb-read", format!("{:.1}", c.bytes_read as f64 / 1048576.0)) }
-                { field("read I/Os", "ios", c.read_ios.to_string()) }
+                { field("major faults", "major", fig.major_faults.to_string()) }
+                { field("minor faults", "minor", fig.minor_faults.to_string()) }
+                { field("MB read", "mb-read", format!("{:.1}", fig.bytes_read as f64 / 1048576.0)) }
+                { field("read I/Os", "ios", fig.read_ios.to_string()) }
                 { field("xarray node visits", "visits", stats.node_visits.to_string()) }
+                if inside {
+                    <p class="muted" data-testid={format!("lookups-note{suffix}")}>{ "Lookups, references and locks carry no events: they are the counts before this access." }</p>
+                }
             </section>
             { read_path.unwrap_or_default() }
         </div>

@@ -6,8 +6,7 @@
 //! _TOWRITE) come from writes and writeback, so a read-only workload sets
 //! none, and the legend says so. Hovering a slot names its folio.
 
-use folioscope_core::folio::Folio;
-use folioscope_core::xarray::{Entry, NodeView, XaMark};
+use folioscope_core::{NodeView, Slot};
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
@@ -22,65 +21,25 @@ const MAX_NODES: usize = 12;
 
 /// What a slot holds, in words, for the hover line.
 fn describe(n: &NodeView, off: usize) -> String {
-    slot_parts(n, off).2
-}
-
-fn slot_parts(n: &NodeView, off: usize) -> (&'static str, String, String) {
     let index = n.base + ((off as u64) << n.shift);
     match n.slots[off] {
-        Entry::Empty => (
-            "slot empty",
-            String::new(),
-            format!("slot {off}: empty (index {index})"),
+        Slot::Empty => format!("slot {off}: empty (index {index})"),
+        Slot::Folio(f) => format!(
+            "slot {off}: folio at index {}, order {} ({} pages), flags: {}",
+            f.index,
+            f.order,
+            f.nr_pages(),
+            f.flags.names().join(", ")
         ),
-        Entry::Pointer(p) => {
-            let f = Folio::decode_at(index, p);
-            (
-                "slot folio",
-                format!("background:{}", palette::order_css(f.order)),
-                format!(
-                    "slot {off}: folio at index {}, order {} ({} pages), flags: {}",
-                    f.index,
-                    f.order,
-                    f.nr_pages(),
-                    f.flags.names().join(", ")
-                ),
-            )
-        }
-        Entry::Sibling(c) => {
-            let canonical = match n.slots[c as usize] {
-                Entry::Pointer(p) => Some(Folio::decode_at(n.base + ((c as u64) << n.shift), p)),
-                _ => None,
+        Slot::Sibling { canonical } => {
+            let of = match n.slots[canonical as usize] {
+                Slot::Folio(f) => format!(" (folio at index {}, order {})", f.index, f.order),
+                _ => String::new(),
             };
-            let colour = canonical
-                .map(|f| palette::order_css(f.order))
-                .unwrap_or_default();
-            (
-                "slot sibling",
-                format!("--sib:{colour}"),
-                format!(
-                    "slot {off}: sibling of slot {c}{}",
-                    canonical
-                        .map(|f| format!(" (folio at index {}, order {})", f.index, f.order))
-                        .unwrap_or_default()
-                ),
-            )
+            format!("slot {off}: sibling of slot {canonical}{of}")
         }
-        Entry::Value(v) => (
-            "slot shadow",
-            String::new(),
-            format!("slot {off}: shadow entry (value {v}) at index {index}"),
-        ),
-        Entry::Node(id) => (
-            "slot node",
-            String::new(),
-            format!("slot {off}: node {id} (indices from {index})"),
-        ),
-        Entry::Retry => (
-            "slot empty",
-            String::new(),
-            format!("slot {off}: retry entry"),
-        ),
+        Slot::Shadow(v) => format!("slot {off}: shadow entry (value {v}) at index {index}"),
+        Slot::Node(id) => format!("slot {off}: node {id} (indices from {index})"),
     }
 }
 
@@ -159,12 +118,9 @@ pub fn XarrayView() -> Html {
     let state = use_context::<AppContext>().expect("app context");
     let run = state.run.clone();
     let sim = run.sim.borrow();
-    let xa = &sim.machine().cache.xa;
     let (first, end) = state.zoom;
-    let nodes = xa.nodes_in_range(first, end.saturating_sub(1), MAX_NODES + 1);
-    let more = nodes.len() > MAX_NODES;
-    let height = xa.height();
-    let any_mark = XaMark::ALL.into_iter().any(|m| xa.marked(m));
+    let tree = sim.machine().xa_tree(first, end, MAX_NODES);
+    let nodes = &tree.nodes;
     let hovered = use_state(|| None::<(usize, usize)>);
     let onhover = {
         let hovered = hovered.clone();
@@ -210,12 +166,12 @@ pub fn XarrayView() -> Html {
     });
     html! {
         <section class="panel xarray" data-testid="xarray">
-            <h2>{ format!("i_pages: {} nodes, height {}, {} pages cached", xa.node_count(), height, sim.machine().cache.nrpages) }</h2>
+            <h2>{ format!("i_pages: {} nodes, height {}, {} pages cached", tree.node_count, tree.height, tree.nrpages) }</h2>
             if nodes.is_empty() {
                 <p class="muted">{ "No nodes: the tree is empty or holds a single entry at its head." }</p>
             }
             { for rows }
-            if more { <p class="muted">{ format!("… more nodes; zoom in to see the leaves of a range.") }</p> }
+            if tree.more { <p class="muted">{ format!("… more nodes; zoom in to see the leaves of a range.") }</p> }
             <div class="legend xa-legend">
                 <span class="swatch"><i class="slot folio" style={format!("background:{}", palette::order_css(0))}></i>{ "folio" }</span>
                 <span class="swatch"><i class="slot sibling" style={format!("--sib:{}", palette::order_css(9))}></i>{ "sibling slot" }</span>
@@ -223,7 +179,7 @@ pub fn XarrayView() -> Html {
                 <span class="swatch"><i class="slot node"></i>{ "child node" }</span>
                 <span class="swatch"><i class="slot empty"></i>{ "empty" }</span>
                 <span class="swatch" data-testid="xa-legend-mark"><i class="slot empty mark"></i>{
-                    if any_mark {
+                    if tree.any_mark {
                         "mark (dirty, writeback, towrite)"
                     } else {
                         "mark: none set; only writes and writeback set them, and this workload only reads"

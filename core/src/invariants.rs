@@ -5,12 +5,15 @@
 //! change nothing: a run with them off ends in the same state with the same
 //! lookup counts, and so does a patch toggle that claims no change in
 //! behaviour. A timeline jump lands on the same state as a straight run.
-#![cfg(not(target_arch = "wasm32"))]
+//!
+//! These tests live inside the crate because they read what its public
+//! surface does not show: the xarray's own check, the fingerprints, and
+//! the switch that turns the fast paths off.
 
-use folioscope_core::fault::MMAP_LOTSAMISS;
-use folioscope_core::{
-    Access, Backing, Config, Kernel, Machine, Madvise, NoEvents, Patch, Pattern, Scenario,
-    Simulation, Summary, Timeline, TmpfsFile,
+use crate::fault::MMAP_LOTSAMISS;
+use crate::{
+    Access, Backing, Config, Kernel, Machine, Madvise, NoEvents, Patch, Pattern, Picture, Scenario,
+    Simulation, Span, Summary, Timeline, TmpfsFile,
 };
 use proptest::prelude::*;
 
@@ -65,7 +68,7 @@ fn config() -> impl Strategy<Value = Config> {
         any::<bool>(),
         prop_oneof![Just(None), (1u64..8).prop_map(|m| Some(m << 20))],
         any::<bool>(),
-        proptest::sample::select(folioscope_core::Variant::ALL.to_vec()),
+        proptest::sample::select(crate::Variant::ALL.to_vec()),
         backing(),
     )
         .prop_filter_map(
@@ -161,6 +164,46 @@ fn broken(m: &Machine) -> Option<String> {
     None
 }
 
+/// Steps `sim` to its end (or `max_steps`), folding each access's events
+/// into pictures of the machine before it over `spans`, and returns what
+/// differs first from the pictures of the machine after it.
+fn fold_mismatch(sim: &mut Simulation, spans: &[Option<Span>], max_steps: u64) -> Option<String> {
+    let mut steps = 0;
+    while steps < max_steps {
+        let before = sim.machine().clone();
+        let mut events = Vec::new();
+        if !sim.step(&mut events) {
+            break;
+        }
+        steps += 1;
+        for &span in spans {
+            let mut folded = Picture::new(&before, span);
+            for e in &events {
+                folded.apply(e);
+            }
+            let after = Picture::new(sim.machine(), span);
+            if let Some(x) = (0..after.bins().len()).find(|&x| folded.bins()[x] != after.bins()[x])
+            {
+                return Some(format!(
+                    "after step {steps} in {span:?}, bin {x}: folded {:?}, machine {:?}",
+                    folded.bins()[x],
+                    after.bins()[x]
+                ));
+            }
+            if folded.ra() != after.ra() || folded.figures() != after.figures() {
+                return Some(format!(
+                    "after step {steps}: folded {:?} {:?}, machine {:?} {:?}",
+                    folded.ra(),
+                    folded.figures(),
+                    after.ra(),
+                    after.figures()
+                ));
+            }
+        }
+    }
+    None
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -176,6 +219,26 @@ proptest! {
             if steps > 5_000 {
                 break;
             }
+        }
+    }
+
+    #[test]
+    fn a_picture_folded_over_an_access_is_the_picture_after_it(
+        cfg in config(),
+        first in 0.0f64..1.0,
+        pages_shown in 1u64..3000,
+        bins in 1u32..1500,
+    ) {
+        let mut sim = Simulation::new(cfg);
+        let pages = sim.machine().geo.nr_pages;
+        let from = ((pages as f64 * first) as u64).min(pages - 1);
+        let spans = [
+            None,
+            Some(Span { first: 0, end: pages, bins: 97 }),
+            Some(Span { first: from, end: (from + pages_shown).min(pages), bins }),
+        ];
+        if let Some(m) = fold_mismatch(&mut sim, &spans, 400) {
+            prop_assert!(false, "{}", m);
         }
     }
 
@@ -275,7 +338,7 @@ fn a_patch_that_changes_no_behaviour_changes_nothing_on_the_seed_walks() {
         (Pattern::Stride(7), Madvise::Normal),
     ];
     for patch in Patch::ALL.into_iter().filter(|p| !p.changes_behaviour()) {
-        for variant in folioscope_core::Variant::ALL {
+        for variant in crate::Variant::ALL {
             for (pattern, madvise) in &walks {
                 let run = |on: bool| {
                     let mut kernel = Kernel::from_variant(variant);
@@ -308,6 +371,174 @@ fn a_patch_that_changes_no_behaviour_changes_nothing_on_the_seed_walks() {
             }
         }
     }
+}
+
+/// The random scenarios above are short; these walks run long enough to
+/// evict PMD-mapped and PTE-mapped folios under a memory limit, and to read
+/// a tmpfs file with holes, so that the folding of those events is held to
+/// the machine too.
+#[test]
+fn a_picture_folds_evictions_pmd_mappings_and_reads() {
+    let walks = [
+        (
+            Pattern::Rev,
+            Madvise::Hugepage,
+            Some(16 << 20),
+            Backing::Disk,
+        ),
+        (Pattern::Fwd, Madvise::Normal, Some(4 << 20), Backing::Disk),
+        (
+            Pattern::Random {
+                milli_pct: 20_000,
+                seed: 7,
+            },
+            Madvise::Hugepage,
+            None,
+            Backing::Disk,
+        ),
+        (
+            Pattern::Read { bs: 65536 },
+            Madvise::Normal,
+            None,
+            Backing::Tmpfs {
+                huge: true,
+                file: TmpfsFile::Sparse,
+            },
+        ),
+    ];
+    let (mut evictions, mut pmd_maps) = (0, 0);
+    for (pattern, madvise, memory_limit, backing) in walks {
+        let cfg = Config::new(Scenario {
+            file_size: 64 << 20,
+            pattern: pattern.clone(),
+            madvise,
+            memory_limit,
+            backing,
+            ..Scenario::default()
+        })
+        .unwrap();
+        let mut sim = Simulation::new(cfg);
+        let pages = sim.machine().geo.nr_pages;
+        let spans = [
+            None,
+            Some(Span {
+                first: 0,
+                end: pages,
+                bins: 300,
+            }),
+            Some(Span {
+                first: 1000,
+                end: 1700,
+                bins: 1400,
+            }),
+        ];
+        if let Some(m) = fold_mismatch(&mut sim, &spans, 20_000) {
+            panic!("{pattern:?} {madvise:?}: {m}");
+        }
+        evictions += sim.machine().counters.evictions;
+        pmd_maps += sim.machine().mm.pmd_mapped;
+    }
+    assert!(
+        evictions > 0 && pmd_maps > 0,
+        "the walks evict and map PMDs"
+    );
+}
+
+/// A recorded program's accesses switch the open file and the mapping in
+/// use, which a picture keeps as they were when the access started; the
+/// figures still follow every event, and folding never fails.
+#[test]
+fn a_picture_of_a_recorded_program_follows_its_figures() {
+    use Access::*;
+    let program = vec![
+        Open { ofd: 0 },
+        ReadAt {
+            ofd: 0,
+            offset: 0,
+            len: 65536,
+        },
+        Open { ofd: 1 },
+        ReadAt {
+            ofd: 1,
+            offset: 1 << 20,
+            len: 65536,
+        },
+        Mmap {
+            mm: 0,
+            vpn: 0x10000,
+            pages: 2048,
+            ofd: 0,
+            pgoff: 0,
+            exec: false,
+        },
+        Fault {
+            mm: 0,
+            vpn: 0x10010,
+            write: false,
+        },
+        Mmap {
+            mm: 1,
+            vpn: 0x20000,
+            pages: 1024,
+            ofd: 1,
+            pgoff: 512,
+            exec: false,
+        },
+        Fault {
+            mm: 1,
+            vpn: 0x20010,
+            write: false,
+        },
+        Fault {
+            mm: 0,
+            vpn: 0x10400,
+            write: false,
+        },
+        Munmap {
+            mm: 0,
+            vpn: 0x10000,
+            pages: 512,
+        },
+        Fadvise {
+            ofd: 0,
+            offset: 0,
+            len: 0,
+            advice: crate::Fadvice::DontNeed,
+        },
+        SpliceRead {
+            ofd: 1,
+            offset: 0,
+            len: 65536,
+        },
+    ];
+    let cfg = Config::new(Scenario {
+        file_size: 16 << 20,
+        pattern: Pattern::Trace(program),
+        ..Scenario::default()
+    })
+    .unwrap();
+    let mut sim = Simulation::new(cfg);
+    let span = Some(Span {
+        first: 0,
+        end: 4096,
+        bins: 300,
+    });
+    loop {
+        let before = sim.machine().clone();
+        let mut events = Vec::new();
+        if !sim.step(&mut events) {
+            break;
+        }
+        let mut folded = Picture::new(&before, span);
+        for e in &events {
+            folded.apply(e);
+        }
+        assert_eq!(
+            folded.figures(),
+            Picture::new(sim.machine(), span).figures()
+        );
+    }
+    assert!(sim.machine().counters.major_faults > 0);
 }
 
 #[test]

@@ -1,0 +1,304 @@
+//! What a reader is shown of a machine part way through an access: the
+//! one place where events are folded into displayed state.
+//!
+//! A [`Picture`] starts from a machine between two accesses and folds in
+//! the events of the next access, one at a time, as a user steps through
+//! them: the bins of a page range (the same [`Bin`]s [`Machine::bins`]
+//! computes), `file_ra_state`, and the running [`Figures`]. Folios and
+//! mappings are counted in and out of the bins by the same code the scan
+//! of a machine uses, so a folded picture and a fresh one count a page the
+//! same way; the crate's tests hold a picture folded over a whole access
+//! to the picture of the machine after it, on random scenarios.
+//!
+//! Events say what changed, not what was there before, so the picture
+//! keeps the folios and pages the access changed so far, and reads the
+//! rest from the machine it started from.
+//!
+//! A synthetic scenario has one open file and one mapping, and the picture
+//! is exact after every event. A recorded program's access can switch the
+//! open file or the mapping in use (a read through another file, a fault
+//! through another process's mapping); inside such an access the picture
+//! keeps showing the `file_ra_state` and the mapping that were in use when
+//! it started, and the next access's picture shows the new ones. Its
+//! figures follow every event either way.
+//!
+//! This is no kernel file: it is the reader's side of the events the
+//! kernel functions of the other modules emit.
+
+use std::collections::BTreeMap;
+
+use crate::counters::Counters;
+use crate::event::{CopySource, Event};
+use crate::folio::{Folio, FolioFlags};
+use crate::machine::Machine;
+use crate::mapping::Pmd;
+use crate::readahead::FileRaState;
+use crate::view::{Bin, Binner, Span};
+
+/// The running counts that events carry, as a picture shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    pub major_faults: u64,
+    pub minor_faults: u64,
+    /// Bytes submitted for reading (`read_bytes` of /proc/self/io).
+    pub bytes_read: u64,
+    /// Block requests.
+    pub read_ios: u64,
+    /// Bytes `read()` copied out of folios.
+    pub bytes_copied: u64,
+    /// Bytes of holes filled from the zero page.
+    pub bytes_zero_copied: u64,
+    /// Bytes of holes filled by `clear_user()`.
+    pub bytes_cleared: u64,
+    /// `read()` calls that stopped with an error.
+    pub read_errors: u64,
+}
+
+impl Figures {
+    fn of(c: &Counters) -> Self {
+        Figures {
+            major_faults: c.major_faults,
+            minor_faults: c.minor_faults,
+            bytes_read: c.bytes_read,
+            read_ios: c.read_ios,
+            bytes_copied: c.bytes_copied,
+            bytes_zero_copied: c.bytes_zero_copied,
+            bytes_cleared: c.bytes_cleared,
+            read_errors: c.read_errors,
+        }
+    }
+}
+
+/// A folio slot of the picture's own: the folio of `order` that the access
+/// left at this index, or `None` where it removed the one that was there.
+type Changed = (u8, Option<Folio>);
+
+/// A machine as shown part way through the access that follows it.
+#[derive(Clone, Debug)]
+pub struct Picture<'m> {
+    base: &'m Machine,
+    binner: Option<Binner>,
+    ra: FileRaState,
+    figures: Figures,
+    /// Folios the access added, changed or removed, by first index. No
+    /// entry lies inside another's range.
+    folios: BTreeMap<u64, Changed>,
+    /// Pages whose PTE the access set or cleared.
+    ptes: BTreeMap<u64, bool>,
+    /// PMDs (by the file page of their first page) the access mapped or
+    /// unmapped.
+    pmds: BTreeMap<u64, bool>,
+}
+
+impl<'m> Picture<'m> {
+    /// The machine as it stands, between accesses; with a span, its
+    /// folios and mappings are binned as [`Machine::bins`] bins them.
+    pub fn new(m: &'m Machine, span: Option<Span>) -> Self {
+        let binner = span.map(|span| Binner {
+            span,
+            bins: m.bins(span),
+        });
+        Picture {
+            base: m,
+            binner,
+            ra: m.ra,
+            figures: Figures::of(&m.counters),
+            folios: BTreeMap::new(),
+            ptes: BTreeMap::new(),
+            pmds: BTreeMap::new(),
+        }
+    }
+
+    /// Folds in the next event of the access, in the order the access
+    /// emitted them.
+    pub fn apply(&mut self, e: &Event) {
+        match *e {
+            Event::FolioAdded { index, order, .. } => {
+                // A new folio is locked, and marked PG_readahead by an
+                // event of its own.
+                self.set_folio(Folio::new(index, order, FolioFlags::LOCKED));
+            }
+            Event::FolioUptodate { index, .. } => {
+                if let Some(mut f) = self.folio_at(index) {
+                    f.flags.insert(FolioFlags::UPTODATE);
+                    f.flags.remove(FolioFlags::LOCKED);
+                    self.set_folio(f);
+                }
+            }
+            Event::ReadaheadFlag { index, set, .. } => {
+                if let Some(mut f) = self.folio_at(index) {
+                    if set {
+                        f.flags.insert(FolioFlags::READAHEAD);
+                    } else {
+                        f.flags.remove(FolioFlags::READAHEAD);
+                    }
+                    self.set_folio(f);
+                }
+            }
+            Event::Evicted { index, order } | Event::Removed { index, order, .. } => {
+                self.unmap(index, 1u64 << order);
+                self.remove_folio(index, order);
+            }
+            Event::PtesMapped { first, nr, .. } => {
+                for page in first..first + nr as u64 {
+                    if self.in_mapping(page) && !self.pte_mapped(page) {
+                        self.ptes.insert(page, true);
+                        if let Some(b) = self.binner.as_mut() {
+                            b.mapped(page, page + 1, false, true);
+                        }
+                    }
+                }
+            }
+            Event::PmdMapped { index, .. } => {
+                let head = self.pmd_head(index);
+                if self.in_mapping(head) && !self.pmd_mapped(head) {
+                    self.pmds.insert(head, true);
+                    let end = head + self.base.geo.ptrs_per_pte;
+                    if let Some(b) = self.binner.as_mut() {
+                        b.mapped(head, end, true, true);
+                    }
+                }
+            }
+            Event::Window { window, .. } => {
+                self.ra.start = window.start;
+                self.ra.size = window.size;
+                self.ra.async_size = window.async_size;
+                self.ra.order = window.order as u16;
+            }
+            Event::MmapMiss { new, .. } => self.ra.mmap_miss = new,
+            Event::PrevPos { pos, .. } => self.ra.prev_pos = pos,
+            Event::FaultAccounted { major, .. } => {
+                if major {
+                    self.figures.major_faults += 1;
+                } else {
+                    self.figures.minor_faults += 1;
+                }
+            }
+            Event::IoSubmitted { nr, requests, .. } => {
+                self.figures.bytes_read += (nr as u64) << self.base.geo.page_shift;
+                self.figures.read_ios += requests as u64;
+            }
+            Event::Copied { len, source, .. } => match source {
+                CopySource::Folio => self.figures.bytes_copied += len,
+                CopySource::ZeroPage => self.figures.bytes_zero_copied += len,
+                CopySource::ClearUser => self.figures.bytes_cleared += len,
+            },
+            Event::ReadError { .. } => self.figures.read_errors += 1,
+            Event::FaultStart { .. }
+            | Event::FaultAttempt { .. }
+            | Event::NoReadahead { .. }
+            | Event::ReadCall { .. }
+            | Event::Lookup { .. }
+            | Event::Refault { .. }
+            | Event::Tracepoint(_) => {}
+        }
+    }
+
+    /// The bins of the span the picture was made with; empty without one.
+    pub fn bins(&self) -> &[Bin] {
+        self.binner.as_ref().map_or(&[], |b| &b.bins)
+    }
+
+    /// `file_ra_state` as the events so far left it.
+    pub fn ra(&self) -> FileRaState {
+        self.ra
+    }
+
+    /// The running counts as the events so far left them.
+    pub fn figures(&self) -> Figures {
+        self.figures
+    }
+
+    /// The folio covering `index` now.
+    fn folio_at(&self, index: u64) -> Option<Folio> {
+        if let Some((&k, &(order, f))) = self.folios.range(..=index).next_back() {
+            if index < k + (1u64 << order) {
+                return f;
+            }
+        }
+        // The machine's folio, unless the access removed or replaced it.
+        self.base
+            .cache
+            .peek_folio(index)
+            .filter(|b| !self.folios.contains_key(&b.index))
+    }
+
+    /// Puts `f` where the folio at its index was, if any.
+    fn set_folio(&mut self, f: Folio) {
+        if let Some(old) = self.folio_at(f.index) {
+            self.count(&old, false);
+        }
+        let inside: Vec<u64> = self
+            .folios
+            .range(f.index + 1..f.next_index())
+            .map(|(&k, _)| k)
+            .collect();
+        for k in inside {
+            self.folios.remove(&k);
+        }
+        self.folios.insert(f.index, (f.order, Some(f)));
+        self.count(&f, true);
+    }
+
+    fn remove_folio(&mut self, index: u64, order: u8) {
+        if let Some(old) = self.folio_at(index) {
+            self.count(&old, false);
+        }
+        self.folios.insert(index, (order, None));
+    }
+
+    fn count(&mut self, f: &Folio, add: bool) {
+        if let Some(b) = self.binner.as_mut() {
+            b.folio(f, add);
+        }
+    }
+
+    /// Whether `page` lies inside the mapping shown: the one in use when
+    /// the access started (a recorded program's access may map through
+    /// another, which the picture does not show).
+    fn in_mapping(&self, page: u64) -> bool {
+        self.base.mm.contains(page)
+    }
+
+    fn pte_mapped(&self, page: u64) -> bool {
+        match self.ptes.get(&page) {
+            Some(&m) => m,
+            None => self.in_mapping(page) && self.base.mm.pte_mapped(page),
+        }
+    }
+
+    /// The file page where the PMD holding `page` starts.
+    fn pmd_head(&self, page: u64) -> u64 {
+        let mm = &self.base.mm;
+        page - (mm.vpn_of(page) & (mm.ptrs_per_pte - 1))
+    }
+
+    fn pmd_mapped(&self, head: u64) -> bool {
+        match self.pmds.get(&head) {
+            Some(&m) => m,
+            None => self.in_mapping(head) && self.base.mm.pmd_of(head) == Pmd::Huge,
+        }
+    }
+
+    /// Reclaim's unmapping of a folio's pages before it leaves the cache:
+    /// the PMD mapping them, or their PTEs.
+    fn unmap(&mut self, index: u64, nr: u64) {
+        let head = self.pmd_head(index);
+        if self.in_mapping(head) && self.pmd_mapped(head) {
+            self.pmds.insert(head, false);
+            let end = head + self.base.geo.ptrs_per_pte;
+            if let Some(b) = self.binner.as_mut() {
+                b.mapped(head, end, true, false);
+            }
+            return;
+        }
+        for page in index..index + nr {
+            if self.pte_mapped(page) {
+                self.ptes.insert(page, false);
+                if let Some(b) = self.binner.as_mut() {
+                    b.mapped(page, page + 1, false, false);
+                }
+            }
+        }
+    }
+}

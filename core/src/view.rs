@@ -1,0 +1,606 @@
+//! Read-only views of a [`Machine`], for what the app draws and the tables
+//! print: the folios and mappings of a page range cut into bins at any zoom
+//! ([`Machine::bins`]), the PTE and PMD mapping of a range
+//! ([`Machine::mapped`]), and the xarray nodes that cover a range
+//! ([`Machine::xa_tree`]). Views are values computed from the state; none
+//! writes it, and none hands out the xarray's raw slots or the page tables.
+//!
+//! This is no kernel file: it is how a reader of the model sees it, in the
+//! terms of `struct folio` (order, PG_locked, PG_uptodate, PG_readahead),
+//! the page tables and the xarray's nodes.
+
+use std::ops::Range;
+
+use crate::folio::{Folio, FolioFlags};
+use crate::machine::Machine;
+use crate::xarray::{decode_slot, Entry, Visit, XA_CHUNK_SIZE};
+
+/// Folio orders a [`Bin`] tells apart; larger ones count as the largest.
+pub const ORDERS: usize = 14;
+
+/// A page range `[first, end)` cut into `bins` bins. Bin `x` covers pages
+/// from [`Span::page_at`]`(x)` up to `page_at(x + 1)`, and at least one page
+/// when there are more bins than pages, so that zoomed in past a page per
+/// bin, neighbouring bins show the same page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub first: u64,
+    /// One past the last page.
+    pub end: u64,
+    pub bins: u32,
+}
+
+impl Span {
+    pub fn pages(&self) -> u64 {
+        self.end.saturating_sub(self.first)
+    }
+
+    // Page counts stay under 2^24 (64 GiB of 4 KiB pages) and bin counts
+    // under 2^16, so products fit in u64; u128 division is slow in wasm.
+
+    /// The first page of bin `x`.
+    pub fn page_at(&self, x: u32) -> u64 {
+        self.first + self.pages() * x as u64 / self.bins.max(1) as u64
+    }
+
+    /// The first bin that shows page `p`, if it is inside the span.
+    pub fn bin_of(&self, p: u64) -> Option<u32> {
+        (p >= self.first && p < self.end).then(|| {
+            // The bin below `p`'s share of the width, or the next one when
+            // rounding put `p` at that one's start.
+            let x = ((p - self.first) * self.bins as u64 / self.pages()) as u32;
+            if self.bin_pages(x).end > p {
+                x
+            } else {
+                x + 1
+            }
+        })
+    }
+
+    /// The pages bin `x` covers.
+    pub fn bin_pages(&self, x: u32) -> Range<u64> {
+        let start = self.page_at(x);
+        start..self.page_at(x + 1).max(start + 1).min(self.end)
+    }
+
+    /// Calls `f(x, n)` for each bin `x` that holds `n > 0` pages of
+    /// `[start, end)`, in order.
+    fn for_each_overlap(&self, start: u64, end: u64, mut f: impl FnMut(usize, u32)) {
+        let (s, e) = (start.max(self.first), end.min(self.end));
+        if s >= e {
+            return;
+        }
+        let mut x = self.bin_of(s).unwrap_or(0);
+        while x < self.bins {
+            let r = self.bin_pages(x);
+            if r.start >= e {
+                break;
+            }
+            let n = e.min(r.end).saturating_sub(s.max(r.start));
+            if n > 0 {
+                f(x as usize, n as u32);
+            }
+            x += 1;
+        }
+    }
+}
+
+/// What one bin of a [`Span`] holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Bin {
+    /// Pages of uptodate, unlocked folios, by folio order.
+    pub by_order: [u32; ORDERS],
+    /// Their sum: the bin's resident pages.
+    pub resident: u32,
+    /// Pages of locked folios: being read.
+    pub locked: u32,
+    /// Pages of folios present, unlocked and not uptodate (a fallocated
+    /// tmpfs folio, never read or written).
+    pub not_uptodate: u32,
+    /// Folios marked PG_readahead whose first page in the span is here.
+    pub readahead: u32,
+    /// Pages a PTE maps, in the mapping in use.
+    pub pte_mapped: u32,
+    /// Pages under a PMD mapping, in the mapping in use.
+    pub pmd_mapped: u32,
+}
+
+impl Bin {
+    /// The order most resident pages belong to (the larger on a tie).
+    pub fn main_order(&self) -> Option<u8> {
+        (self.resident > 0)
+            .then(|| {
+                self.by_order
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|(o, n)| (**n, *o))
+                    .map(|(o, _)| o as u8)
+            })
+            .flatten()
+    }
+}
+
+/// Whether a folio's page counts as resident, locked or not uptodate.
+fn folio_state(f: &Folio) -> FolioState {
+    if f.test(FolioFlags::LOCKED) {
+        FolioState::Locked
+    } else if !f.test(FolioFlags::UPTODATE) {
+        FolioState::NotUptodate
+    } else {
+        FolioState::Resident
+    }
+}
+
+enum FolioState {
+    Resident,
+    Locked,
+    NotUptodate,
+}
+
+const UPTODATE_ONLY: u16 = FolioFlags::UPTODATE.bits();
+const STATE_BITS: u16 = FolioFlags::UPTODATE
+    .union(FolioFlags::LOCKED)
+    .union(FolioFlags::READAHEAD)
+    .bits();
+
+/// Adds to, or takes from, the bins what folios and mappings put there.
+/// The scan of a machine and the folding of events
+/// ([`crate::Picture`]) both go through these, so a page counts the same
+/// either way.
+#[derive(Clone, Debug)]
+pub(crate) struct Binner {
+    pub span: Span,
+    pub bins: Vec<Bin>,
+}
+
+impl Binner {
+    pub fn new(span: Span) -> Self {
+        Binner {
+            span,
+            bins: vec![Bin::default(); span.bins as usize],
+        }
+    }
+
+    /// Counts folio `f` in (`add`) or out of (`!add`) the bins.
+    pub fn folio(&mut self, f: &Folio, add: bool) {
+        let span = self.span;
+        let order = (f.order as usize).min(ORDERS - 1);
+        let state = folio_state(f);
+        let bins = &mut self.bins;
+        span.for_each_overlap(f.index, f.next_index(), |x, n| {
+            let b = &mut bins[x];
+            let field = match state {
+                FolioState::Locked => &mut b.locked,
+                FolioState::NotUptodate => &mut b.not_uptodate,
+                FolioState::Resident => {
+                    bump(&mut b.by_order[order], n, add);
+                    &mut b.resident
+                }
+            };
+            bump(field, n, add);
+        });
+        if f.test(FolioFlags::READAHEAD) && f.next_index() > span.first {
+            if let Some(x) = span.bin_of(f.index.max(span.first)) {
+                bump(&mut self.bins[x as usize].readahead, 1, add);
+            }
+        }
+    }
+}
+
+impl Binner {
+    /// Counts pages `[start, end)` as PTE-mapped (`pmd` false) or under a
+    /// PMD mapping, in or out.
+    pub fn mapped(&mut self, start: u64, end: u64, pmd: bool, add: bool) {
+        let bins = &mut self.bins;
+        self.span.for_each_overlap(start, end, |x, n| {
+            let b = &mut bins[x];
+            bump(
+                if pmd {
+                    &mut b.pmd_mapped
+                } else {
+                    &mut b.pte_mapped
+                },
+                n,
+                add,
+            );
+        });
+    }
+}
+
+fn bump(v: &mut u32, n: u32, add: bool) {
+    if add {
+        *v += n;
+    } else {
+        *v -= n;
+    }
+}
+
+/// The scan of a machine's folios into bins, in index order: one cursor
+/// walks the bins, and a leaf of the xarray that lies in one bin alone is
+/// counted in a tight loop, since zoomed out over a cached file this scan
+/// meets every page of it.
+struct Scan {
+    binner: Binner,
+    /// The bin under the cursor: its pages, and where the next bin starts
+    /// (the same page when zoomed in past one page per bin).
+    x: u32,
+    lo: u64,
+    hi: u64,
+    next: u64,
+}
+
+impl Scan {
+    fn new(span: Span) -> Self {
+        let r = span.bin_pages(0);
+        Scan {
+            binner: Binner::new(span),
+            x: 0,
+            lo: r.start,
+            hi: r.end,
+            next: span.page_at(1),
+        }
+    }
+
+    /// Moves the cursor to the bin that page `s` starts in.
+    fn seek(&mut self, s: u64) {
+        let span = self.binner.span;
+        while self.x + 1 < span.bins && self.hi <= s {
+            self.x += 1;
+            let r = span.bin_pages(self.x);
+            self.lo = r.start;
+            self.hi = r.end;
+            self.next = span.page_at(self.x + 1);
+        }
+    }
+
+    /// Whether pages `[s, e)` all fall in the cursor's bin alone.
+    fn in_one_bin(&self, s: u64, e: u64) -> bool {
+        e <= self.hi && s >= self.lo && self.next >= e
+    }
+
+    fn add(&mut self, f: Folio) {
+        let span = self.binner.span;
+        let (s, e) = (f.index.max(span.first), f.next_index().min(span.end));
+        self.seek(s);
+        if self.in_one_bin(s, e) && f.flags.bits() & STATE_BITS == UPTODATE_ONLY {
+            // The common case zoomed out: a resident folio in one bin.
+            let b = &mut self.binner.bins[self.x as usize];
+            b.by_order[(f.order as usize).min(ORDERS - 1)] += (e - s) as u32;
+            b.resident += (e - s) as u32;
+        } else {
+            self.binner.folio(&f, true);
+        }
+    }
+
+    /// A leaf's 64 raw slots from `base`.
+    fn add_leaf(&mut self, base: u64, slots: &[u64; XA_CHUNK_SIZE]) {
+        let span = self.binner.span;
+        let (s, e) = (base.max(span.first), (base + 64).min(span.end));
+        self.seek(s);
+        let one = self.in_one_bin(s, e);
+        for (k, &raw) in slots.iter().enumerate() {
+            if let Entry::Pointer(p) = decode_slot(raw) {
+                let f = Folio::decode(base + k as u64, p);
+                if one && f.flags.bits() & STATE_BITS == UPTODATE_ONLY {
+                    let b = &mut self.binner.bins[self.x as usize];
+                    b.by_order[(f.order as usize).min(ORDERS - 1)] += f.nr_pages() as u32;
+                    b.resident += f.nr_pages() as u32;
+                } else {
+                    self.add(f);
+                }
+            }
+        }
+    }
+}
+
+/// How the pages of a range are mapped, in the mapping in use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mapped {
+    /// Pages a PTE maps.
+    pub pte_pages: u64,
+    /// Pages under a PMD mapping.
+    pub pmd_pages: u64,
+}
+
+/// What an xarray slot holds, decoded for a reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Empty,
+    /// The canonical slot of a folio.
+    Folio(Folio),
+    /// A sibling slot of the multi-index entry in slot `canonical`.
+    Sibling {
+        canonical: u8,
+    },
+    /// A shadow entry (a value entry) left by reclaim.
+    Shadow(u64),
+    /// A child node.
+    Node(u32),
+}
+
+/// One xarray node as the tree view draws it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeView {
+    pub id: u32,
+    pub shift: u8,
+    pub offset: u8,
+    /// The first index this node covers.
+    pub base: u64,
+    pub count: u8,
+    pub nr_values: u8,
+    /// 1 for the head node.
+    pub depth: u8,
+    pub slots: Vec<Slot>,
+    /// XA_MARK_0..2, one bit per slot.
+    pub marks: [u64; 3],
+}
+
+/// The nodes of the xarray that cover a range, level by level from the top.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XaTree {
+    pub nodes: Vec<NodeView>,
+    /// Whether more nodes cover the range than were asked for.
+    pub more: bool,
+    /// Nodes in the whole tree.
+    pub node_count: usize,
+    /// 0 for an empty tree or one entry at the head.
+    pub height: u32,
+    /// Whether any entry of the tree carries a mark.
+    pub any_mark: bool,
+    /// `mapping->nrpages`.
+    pub nrpages: u64,
+}
+
+impl Machine {
+    /// The folios and mappings of `span`, one [`Bin`] per bin.
+    pub fn bins(&self, span: Span) -> Vec<Bin> {
+        if span.bins == 0 || span.pages() == 0 {
+            return vec![Bin::default(); span.bins as usize];
+        }
+        let mut scan = Scan::new(span);
+        self.cache
+            .xa
+            .for_each_leaf_in(span.first, span.end - 1, |v| match v {
+                Visit::Entry(start, _order, Entry::Pointer(p)) => scan.add(Folio::decode(start, p)),
+                Visit::Entry(..) => {}
+                Visit::Leaf(base, slots) => scan.add_leaf(base, slots),
+            });
+        let mut binner = scan.binner;
+        for x in 0..span.bins {
+            let r = span.bin_pages(x);
+            let (pte, pmd) = self.mm.count_mapped(r.start, r.end);
+            let b = &mut binner.bins[x as usize];
+            b.pte_mapped = pte as u32;
+            b.pmd_mapped = pmd as u32;
+        }
+        binner.bins
+    }
+
+    /// How the pages `[first, end)` are mapped.
+    pub fn mapped(&self, first: u64, end: u64) -> Mapped {
+        let (pte_pages, pmd_pages) = self.mm.count_mapped(first, end);
+        Mapped {
+            pte_pages,
+            pmd_pages,
+        }
+    }
+
+    /// The xarray nodes that cover pages `[first, end)`, at most
+    /// `max_nodes` of them, from the head down.
+    pub fn xa_tree(&self, first: u64, end: u64, max_nodes: usize) -> XaTree {
+        let xa = &self.cache.xa;
+        let raw = xa.nodes_in_range(first, end.saturating_sub(1), max_nodes + 1);
+        let more = raw.len() > max_nodes;
+        let nodes = raw
+            .into_iter()
+            .take(max_nodes)
+            .map(|n| NodeView {
+                slots: n
+                    .slots
+                    .iter()
+                    .enumerate()
+                    .map(|(off, e)| match *e {
+                        Entry::Pointer(p) => {
+                            Slot::Folio(Folio::decode_at(n.base + ((off as u64) << n.shift), p))
+                        }
+                        Entry::Sibling(c) => Slot::Sibling { canonical: c },
+                        Entry::Value(v) => Slot::Shadow(v),
+                        Entry::Node(id) => Slot::Node(id),
+                        // A retry entry is only seen by a walk racing a
+                        // change, which the model never has.
+                        Entry::Empty | Entry::Retry => Slot::Empty,
+                    })
+                    .collect(),
+                id: n.id,
+                shift: n.shift,
+                offset: n.offset,
+                base: n.base,
+                count: n.count,
+                nr_values: n.nr_values,
+                depth: n.depth,
+                marks: n.marks,
+            })
+            .collect();
+        XaTree {
+            nodes,
+            more,
+            node_count: xa.node_count(),
+            height: xa.height(),
+            any_mark: crate::xarray::XaMark::ALL.into_iter().any(|m| xa.marked(m)),
+            nrpages: self.cache.nrpages,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, Madvise, NoEvents, Pattern, Scenario, Simulation};
+
+    /// Page by page, what the bins should hold.
+    fn naive(m: &Machine, span: Span) -> Vec<Bin> {
+        (0..span.bins)
+            .map(|x| {
+                let mut b = Bin::default();
+                for p in span.bin_pages(x) {
+                    if let Some(f) = m.cache.peek_folio(p) {
+                        match folio_state(&f) {
+                            FolioState::Locked => b.locked += 1,
+                            FolioState::NotUptodate => b.not_uptodate += 1,
+                            FolioState::Resident => {
+                                b.by_order[(f.order as usize).min(ORDERS - 1)] += 1;
+                                b.resident += 1;
+                            }
+                        }
+                        let first = f.index.max(span.first);
+                        if f.test(FolioFlags::READAHEAD)
+                            && p == first
+                            && span.bin_of(first) == Some(x)
+                        {
+                            b.readahead += 1;
+                        }
+                    }
+                    if m.mm.pte_mapped(p) {
+                        b.pte_mapped += 1;
+                    }
+                    if m.mm.contains(p) && m.mm.pmd_of(p) == crate::mapping::Pmd::Huge {
+                        b.pmd_mapped += 1;
+                    }
+                }
+                b
+            })
+            .collect()
+    }
+
+    fn spans(pages: u64) -> Vec<Span> {
+        vec![
+            Span {
+                first: 0,
+                end: pages,
+                bins: 1300,
+            },
+            Span {
+                first: 0,
+                end: pages,
+                bins: 7,
+            },
+            Span {
+                first: 1000,
+                end: 1010,
+                bins: 100,
+            },
+            Span {
+                first: 511,
+                end: 2049,
+                bins: 333,
+            },
+            Span {
+                first: 5,
+                end: 6,
+                bins: 10,
+            },
+        ]
+    }
+
+    #[test]
+    fn each_page_is_in_the_bin_bin_of_names_and_in_no_bin_before() {
+        for span in spans(16384).into_iter().chain([Span {
+            first: 3,
+            end: 40,
+            bins: 1000,
+        }]) {
+            for p in span.first..span.end {
+                let x = span.bin_of(p).unwrap();
+                assert!(span.bin_pages(x).contains(&p), "{span:?} page {p}");
+                assert!(
+                    x == 0 || !span.bin_pages(x - 1).contains(&p),
+                    "{span:?} page {p}"
+                );
+            }
+            assert_eq!(span.bin_of(span.end), None);
+        }
+    }
+
+    #[test]
+    fn bins_count_what_a_page_by_page_walk_counts() {
+        for (pattern, madvise, steps) in [
+            (Pattern::Stride(3), Madvise::Normal, 900),
+            (Pattern::Rev, Madvise::Hugepage, 20),
+            (
+                Pattern::Random {
+                    milli_pct: 5000,
+                    seed: 3,
+                },
+                Madvise::Normal,
+                400,
+            ),
+        ] {
+            let cfg = Config::new(Scenario {
+                file_size: 64 << 20,
+                pattern,
+                madvise,
+                ..Scenario::default()
+            })
+            .unwrap();
+            let mut sim = Simulation::new(cfg);
+            sim.run_to(steps, &mut NoEvents);
+            let m = sim.machine();
+            for span in spans(m.geo.nr_pages) {
+                let (got, want) = (m.bins(span), naive(m, span));
+                if let Some(x) = (0..got.len()).find(|&x| got[x] != want[x]) {
+                    panic!("{span:?} bin {x}: {:?}, want {:?}", got[x], want[x]);
+                }
+            }
+            let whole = m.bins(spans(m.geo.nr_pages)[0]);
+            assert!(whole.iter().any(|b| b.resident > 0), "a cache to draw");
+            assert!(
+                whole.iter().any(|b| b.pte_mapped + b.pmd_mapped > 0),
+                "mappings to draw"
+            );
+        }
+    }
+
+    #[test]
+    fn mapped_counts_ptes_and_pmds_of_a_range() {
+        let cfg = Config::new(Scenario {
+            file_size: 64 << 20,
+            pattern: Pattern::Rev,
+            madvise: Madvise::Hugepage,
+            ..Scenario::default()
+        })
+        .unwrap();
+        let mut sim = Simulation::new(cfg);
+        sim.run_to(3, &mut NoEvents);
+        let m = sim.machine();
+        let pages = m.geo.nr_pages;
+        let want = (0..pages).filter(|&p| m.mm.pmd_of(p) == crate::mapping::Pmd::Huge);
+        assert_eq!(m.mapped(0, pages).pmd_pages, want.count() as u64);
+        assert!(m.mapped(0, pages).pmd_pages >= 512, "a PMD mapping");
+        assert_eq!(m.mapped(0, 100).pmd_pages, 0);
+    }
+
+    #[test]
+    fn the_tree_view_decodes_folios_and_siblings() {
+        let cfg = Config::new(Scenario {
+            file_size: 8 << 20,
+            pattern: Pattern::Fwd,
+            ..Scenario::default()
+        })
+        .unwrap();
+        let mut sim = Simulation::new(cfg);
+        sim.run_to(40, &mut NoEvents);
+        let t = sim.machine().xa_tree(0, 2048, 12);
+        assert!(!t.nodes.is_empty());
+        assert_eq!(t.nrpages, sim.machine().cache.nrpages);
+        let leaf = t.nodes.iter().find(|n| n.shift == 0).expect("a leaf");
+        for (off, s) in leaf.slots.iter().enumerate() {
+            if let Slot::Folio(f) = s {
+                assert_eq!(f.index, leaf.base + off as u64);
+                assert!(f.test(FolioFlags::UPTODATE));
+            }
+            if let Slot::Sibling { canonical } = s {
+                assert!(matches!(leaf.slots[*canonical as usize], Slot::Folio(_)));
+            }
+        }
+    }
+}
