@@ -114,6 +114,18 @@ impl Machine {
         }
     }
 
+    /// Pages of `[first, end)` mapped by PTEs and by PMDs, summed over
+    /// every mapping.
+    pub(crate) fn count_mapped_everywhere(&self, first: u64, end: u64) -> (u64, u64) {
+        let (mut pte, mut pmd) = (0, 0);
+        self.for_each_mapping(|m| {
+            let (a, b) = m.count_mapped(first, end);
+            pte += a;
+            pmd += b;
+        });
+        (pte, pmd)
+    }
+
     /// Whether any mapping maps a page of `[first, first + nr)`.
     pub(crate) fn any_vma_maps(&self, first: u64, nr: u64) -> bool {
         let mut mapped = false;

@@ -368,7 +368,7 @@ impl Machine {
         let mut binner = scan.binner;
         for x in 0..span.bins {
             let r = span.bin_pages(x);
-            let (pte, pmd) = self.mm.count_mapped(r.start, r.end);
+            let (pte, pmd) = self.count_mapped_everywhere(r.start, r.end);
             let b = &mut binner.bins[x as usize];
             b.pte_mapped = pte as u32;
             b.pmd_mapped = pmd as u32;
@@ -376,9 +376,10 @@ impl Machine {
         binner.bins
     }
 
-    /// How the pages `[first, end)` are mapped.
+    /// How the pages `[first, end)` are mapped, over every mapping of the
+    /// file (a page two mappings map counts twice).
     pub fn mapped(&self, first: u64, end: u64) -> Mapped {
-        let (pte_pages, pmd_pages) = self.mm.count_mapped(first, end);
+        let (pte_pages, pmd_pages) = self.count_mapped_everywhere(first, end);
         Mapped {
             pte_pages,
             pmd_pages,
