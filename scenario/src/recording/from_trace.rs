@@ -150,6 +150,10 @@ struct Mapping {
     pgoff: u64,
     /// PROT_EXEC: VM_EXEC.
     exec: bool,
+    /// The `vm_flags` advice given to it: MADV_SEQUENTIAL or MADV_RANDOM,
+    /// and MADV_HUGEPAGE or MADV_NOHUGEPAGE; a forked copy inherits them.
+    ra_advice: Option<Madvice>,
+    thp_advice: Option<Madvice>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -740,6 +744,47 @@ impl<'a> Follower<'a> {
         out
     }
 
+    /// Notes a `vm_flags` advice on `[vpn, vpn + pages)` of `mm`, splitting
+    /// the mappings at its edges as the kernel splits VMAs, so that a fork
+    /// copies each piece with its own flags.
+    fn remember_advice(&mut self, mm: MmId, vpn: u64, pages: u64, advice: Madvice) {
+        let end = vpn.saturating_add(pages);
+        let (ra, thp) = match advice {
+            Madvice::Normal => (Some(None), None),
+            Madvice::Random | Madvice::Sequential => (Some(Some(advice)), None),
+            Madvice::Hugepage | Madvice::NoHugepage => (None, Some(Some(advice))),
+            Madvice::WillNeed | Madvice::DontNeed => return,
+        };
+        self.split_mapping(mm, vpn);
+        self.split_mapping(mm, end);
+        for (_, m) in self.mms[mm].maps.range_mut(vpn..end) {
+            if let Some(r) = ra {
+                m.ra_advice = r;
+            }
+            if let Some(t) = thp {
+                m.thp_advice = t;
+            }
+        }
+    }
+
+    /// Cuts the mapping of `mm` that holds `vpn` inside it in two there.
+    fn split_mapping(&mut self, mm: MmId, vpn: u64) {
+        let Some((&s, &m)) = self.mms[mm].maps.range(..vpn).next_back() else {
+            return;
+        };
+        if m.end <= vpn {
+            return;
+        }
+        self.mms[mm].maps.insert(s, Mapping { end: vpn, ..m });
+        self.mms[mm].maps.insert(
+            vpn,
+            Mapping {
+                pgoff: m.pgoff + (vpn - s),
+                ..m
+            },
+        );
+    }
+
     /// Unmaps `[vpn, vpn + pages)` of `mm`, splitting mappings at the
     /// edges, with a `Munmap` for each file mapping piece.
     fn unmap(&mut self, mm: MmId, vpn: u64, pages: u64, slot: usize) {
@@ -970,6 +1015,8 @@ impl<'a> Follower<'a> {
                             ofd,
                             pgoff,
                             exec,
+                            ra_advice: None,
+                            thp_advice: None,
                         },
                     );
                     self.push(
@@ -997,7 +1044,8 @@ impl<'a> Follower<'a> {
                     return;
                 }
                 let pages = self.pages(arg(1));
-                for (vpn, n, m) in self.pieces(mm, arg(0) >> self.page_shift, pages) {
+                let start = arg(0) >> self.page_shift;
+                for (vpn, n, m) in self.pieces(mm, start, pages) {
                     self.push(
                         slot,
                         RawAccess::Madvise {
@@ -1009,6 +1057,7 @@ impl<'a> Follower<'a> {
                         },
                     );
                 }
+                self.remember_advice(mm, start, pages, advice);
             }
             "mremap" => {
                 if ret < 0 && ret > -4096 {
@@ -1078,17 +1127,31 @@ impl<'a> Follower<'a> {
             let mm = self.new_mm();
             let slot = self.slot();
             for (&vpn, m) in &maps {
+                let pages = m.end - vpn;
                 self.push(
                     slot,
                     RawAccess::Mmap {
                         mm,
                         vpn,
-                        pages: m.end - vpn,
+                        pages,
                         ofd: m.ofd,
                         pgoff: m.pgoff,
                         exec: m.exec,
                     },
                 );
+                // The copy keeps the parent's vm_flags.
+                for advice in [m.ra_advice, m.thp_advice].into_iter().flatten() {
+                    self.push(
+                        slot,
+                        RawAccess::Madvise {
+                            mm,
+                            vpn,
+                            pages,
+                            ofd: m.ofd,
+                            advice,
+                        },
+                    );
+                }
             }
             self.mms[mm].maps = maps;
             mm

@@ -577,3 +577,57 @@ fn a_protection_fault_that_reaches_filemap_fault_is_an_access() {
         ]
     );
 }
+
+#[test]
+fn a_forked_copy_keeps_the_advice_of_each_piece() {
+    // MADV_HUGEPAGE over the mapping's second half, then a fork: the
+    // child's copy is two pieces, the second with the advice.
+    let r = follow(&[
+        "10 sys_openat(dfd: 0xffffff9c, filename: 0x1, flags: 0x80000, mode: 0)",
+        "10 sys_openat -> 0x3",
+        "10 sys_mmap(addr: 0, len: 0x4000000, prot: 1, flags: 2, fd: 3, off: 0)",
+        "10 sys_mmap -> 0x7f0000000000",
+        "10 sys_madvise(start: 0x7f0002000000, len_in: 0x2000000, behavior: 0xe)",
+        "10 sys_madvise -> 0x0",
+        "10 task_newtask: pid=11 comm=prog clone_flags=1200011 oom_score_adj=0",
+        "11 page_fault_user: address=0x7f0003fff010 ip=0x55 error_code=0x4",
+        "11 mm_filemap_fault: dev=254:0 ino=abc ofs=67104768",
+    ]);
+    let base = 0x7f0000000u64;
+    let child: Vec<Access> = accesses(&r)
+        .into_iter()
+        .filter(|a| {
+            matches!(
+                a,
+                Access::Mmap { mm: 1, .. } | Access::Madvise { mm: 1, .. }
+            )
+        })
+        .collect();
+    assert_eq!(
+        child,
+        [
+            Access::Mmap {
+                mm: 1,
+                vpn: base,
+                pages: 8192,
+                ofd: 0,
+                pgoff: 0,
+                exec: false
+            },
+            Access::Mmap {
+                mm: 1,
+                vpn: base + 8192,
+                pages: 8192,
+                ofd: 0,
+                pgoff: 8192,
+                exec: false
+            },
+            Access::Madvise {
+                mm: 1,
+                vpn: base + 8192,
+                pages: 8192,
+                advice: Madvice::Hugepage
+            },
+        ]
+    );
+}
