@@ -119,3 +119,62 @@ impl PartialEq for SeekersHandle {
         Rc::ptr_eq(&self.0, &other.0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::BuiltSide;
+    use folioscope_core::{Pattern, Scenario, Timeline};
+
+    /// The log after moving through `steps` in order is, each time, the
+    /// events of the accesses in `(step - LOG_ACCESSES, step]`, numbered,
+    /// the newest [`LOG_LINES`] of them.
+    #[test]
+    fn the_log_holds_the_events_of_the_last_accesses_after_any_move() {
+        let scenario = Scenario {
+            file_size: 16 << 20,
+            pattern: Pattern::Stride(3),
+            ..Scenario::default()
+        };
+        let timeline = Rc::new(Timeline::build(scenario.config().unwrap(), 1 << 20));
+        let built = Kept::new(Built {
+            sides: vec![BuiltSide {
+                kernel: scenario.kernel.clone(),
+                timeline: timeline.clone(),
+                first_diff: None,
+            }],
+            scenario,
+        });
+        let seekers = Seekers::default();
+        let len = timeline.len();
+        for step in [0, 1, 2, 50, 51, 60, 400, 399, 1200, 1210, 20, len, len - 3] {
+            let (at, lines) = seekers.with(&built, 0, step, |sim, log| {
+                (
+                    sim.step_count(),
+                    log.lines.iter().copied().collect::<Vec<_>>(),
+                )
+            });
+            assert_eq!(at, step);
+            let mut want: Vec<LogLine> =
+                (step.saturating_sub(LOG_ACCESSES) + 1..=step)
+                    .flat_map(|access| {
+                        timeline.events_of(access).into_iter().enumerate().map(
+                            move |(index, event)| LogLine {
+                                access,
+                                index,
+                                event,
+                            },
+                        )
+                    })
+                    .collect();
+            want.drain(..want.len().saturating_sub(LOG_LINES));
+            assert_eq!(lines.len(), want.len(), "at step {step}");
+            if let Some(k) = (0..want.len()).find(|&k| lines[k] != want[k]) {
+                panic!(
+                    "at step {step}, line {k}: {:?}, want {:?}",
+                    lines[k], want[k]
+                );
+            }
+        }
+    }
+}

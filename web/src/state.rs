@@ -717,3 +717,190 @@ impl Reducible for State {
         Rc::new(next)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folioscope_core::{Config, Lockstep, Madvise, Pattern};
+
+    fn scenario() -> Scenario {
+        Scenario {
+            file_size: 8 << 20,
+            pattern: Pattern::Rev,
+            madvise: Madvise::Hugepage,
+            ..Scenario::default()
+        }
+    }
+
+    fn view(scenario: Scenario, compare: Vec<Kernel>) -> View {
+        View {
+            scenario,
+            compare,
+            ..View::default()
+        }
+    }
+
+    /// The view's timelines, built as `use_build` builds them.
+    fn built(s: &State) -> Kept<Built> {
+        let scenarios: Vec<Scenario> = std::iter::once(s.scenario.clone())
+            .chain(s.compare.iter().map(|k| Scenario {
+                kernel: k.clone(),
+                ..s.scenario.clone()
+            }))
+            .collect();
+        let cfgs: Vec<(Config, bool)> = scenarios
+            .iter()
+            .map(|s| (s.config().unwrap(), true))
+            .collect();
+        let (timelines, diffs) = Lockstep::new(cfgs, 16 << 20).finish();
+        Kept::new(Built {
+            scenario: s.scenario.clone(),
+            sides: scenarios
+                .iter()
+                .zip(timelines)
+                .enumerate()
+                .map(|(i, (sc, t))| BuiltSide {
+                    kernel: sc.kernel.clone(),
+                    timeline: Rc::new(t.unwrap()),
+                    first_diff: if i == 0 { None } else { diffs[i - 1] },
+                })
+                .collect(),
+        })
+    }
+
+    fn reduce(s: State, a: Action) -> State {
+        (*Rc::new(s).reduce(a)).clone()
+    }
+
+    /// A state with its timelines built, at `step`.
+    fn ready_at(step: u64) -> State {
+        let s = State::of_view(&view(scenario(), Vec::new()), &[]);
+        let b = built(&s);
+        reduce(reduce(s, Action::Built(b)), Action::Seek(step))
+    }
+
+    #[test]
+    fn opening_a_view_builds_nothing_and_knows_its_length() {
+        let s = State::of_view(&view(scenario(), vec![Kernel::v6_18()]), &[]);
+        assert!(s.built.is_none() && s.progress.is_none());
+        assert_eq!(s.len, 2048, "a backward walk touches each of 2048 pages");
+        assert_eq!(s.step, s.len, "a view without a step is at the end");
+        let mut other = scenario();
+        other.file_size = 4 << 20;
+        let s = reduce(s, Action::Apply(other));
+        assert!(s.built.is_none());
+        assert_eq!((s.len, s.zoom), (1024, (0, 1024)));
+    }
+
+    #[test]
+    fn timelines_of_another_view_are_refused() {
+        let s = State::of_view(&view(scenario(), Vec::new()), &[]);
+        let stale = built(&s);
+        let mut other = scenario();
+        other.read_ahead_kb = 128;
+        let s = reduce(s, Action::Apply(other));
+        let before = Rc::new(s);
+        let after = before.clone().reduce(Action::Built(stale));
+        assert!(Rc::ptr_eq(&before, &after), "the state did not change");
+        let fresh = built(&before);
+        let after = before.clone().reduce(Action::Built(fresh.clone()));
+        assert_eq!(after.built, Some(fresh));
+    }
+
+    #[test]
+    fn a_rejected_scenario_keeps_the_last_good_one() {
+        let s = ready_at(10);
+        let mut bad = scenario();
+        bad.page_size = 3000;
+        let r = reduce(s.clone(), Action::Apply(bad));
+        assert_eq!(r.scenario, s.scenario);
+        assert_eq!(r.built, s.built);
+        let b = r.banner.expect("a banner");
+        assert!(b.field.contains("page"), "{}", b.field);
+    }
+
+    /// A step whose next access faults, so that it makes many events.
+    fn before_a_fault(s: &State) -> u64 {
+        s.built().unwrap().first().marks(Mark::MajorFault)[1] - 1
+    }
+
+    #[test]
+    fn stepping_through_an_access_event_by_event_ends_at_the_next_step() {
+        let k = before_a_fault(&ready_at(0));
+        let s = ready_at(k);
+        let events = s.built().unwrap().first().events_of(k + 1);
+        assert!(events.len() > 1, "access {} makes several events", k + 1);
+        let mut s = reduce(s, Action::StepEvent(true));
+        assert_eq!((s.step, s.cursor.as_ref().map(|c| c.applied)), (k, Some(1)));
+        assert_eq!(s.cursor.as_ref().unwrap().applied_events(), &events[..1]);
+        for k in 2..events.len() {
+            s = reduce(s, Action::StepEvent(true));
+            assert_eq!(s.cursor.as_ref().map(|c| c.applied), Some(k));
+        }
+        s = reduce(s, Action::StepEvent(true));
+        assert_eq!((s.step, s.cursor.is_none()), (k + 1, true));
+        // And back: into the access, at its last event but one.
+        s = reduce(s, Action::StepEvent(false));
+        assert_eq!(
+            (s.step, s.cursor.as_ref().map(|c| c.applied)),
+            (k, Some(events.len() - 1))
+        );
+    }
+
+    #[test]
+    fn seeks_clamp_and_marks_jump_where_the_timeline_has_them() {
+        let s = reduce(ready_at(0), Action::Seek(u64::MAX));
+        assert_eq!(s.step, s.len);
+        let s = reduce(s, Action::Seek(0));
+        let s = reduce(s, Action::JumpMark(true));
+        let marks = s.built().unwrap().first().marks(Mark::MajorFault).to_vec();
+        assert_eq!(s.step, marks[0]);
+        let s = reduce(s, Action::JumpMark(true));
+        assert_eq!(s.step, marks[1]);
+        let s = reduce(s, Action::JumpMark(false));
+        assert_eq!(s.step, marks[0]);
+    }
+
+    #[test]
+    fn a_links_event_is_taken_up_once_built() {
+        let mut v = view(scenario(), Vec::new());
+        v.step = Some(before_a_fault(&ready_at(0)));
+        v.event = Some(2);
+        let s = State::of_view(&v, &[]);
+        assert_eq!((s.pending_event, s.cursor.is_none()), (Some(2), true));
+        assert_eq!(s.view().event, Some(2), "the link keeps it meanwhile");
+        let b = built(&s);
+        let s = reduce(s, Action::Built(b.clone()));
+        assert_eq!(s.cursor.as_ref().map(|c| c.applied), Some(2));
+        // One past the access's events: named in the banner, at the step.
+        v.event = Some(10_000);
+        let s = reduce(State::of_view(&v, &[]), Action::Built(b));
+        assert!(s.cursor.is_none());
+        assert!(s.banner.unwrap().message.contains("ev"));
+    }
+
+    #[test]
+    fn comparing_changes_the_kernels_and_waits_for_their_timelines() {
+        let s = ready_at(5);
+        let k = folioscope_scenario::parse::parse_kernel_label("v7.4-rc2").unwrap();
+        let s = reduce(s, Action::CompareWith(0, Some(k.clone())));
+        assert_eq!(s.compare, vec![k.clone()]);
+        assert!(s.built.is_none(), "the view waits for the compared kernel");
+        assert_eq!(s.step, 5);
+        let b = built(&s);
+        let s = reduce(s, Action::Built(b));
+        assert_eq!(s.built().unwrap().sides.len(), 2);
+        let s = reduce(s, Action::CompareWith(0, None));
+        assert!(s.compare.is_empty() && s.built.is_none());
+    }
+
+    #[test]
+    fn states_compare_by_value() {
+        let s = ready_at(3);
+        let a = reduce(reduce(s.clone(), Action::Seek(7)), Action::Seek(9));
+        let b = reduce(s.clone(), Action::Seek(9));
+        assert_eq!(a, b, "the same view, however it was reached");
+        assert_ne!(a, s);
+        assert_eq!(reduce(a.clone(), Action::ToggleHelp).help, !a.help);
+    }
+}
