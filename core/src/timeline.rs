@@ -201,9 +201,8 @@ impl TimelineBuilder {
             readahead: false,
             crossing: false,
         };
-        let stop = self.done().saturating_add(steps);
-        while !self.sim.is_done() && self.done() < stop {
-            let k = self.sim.step_count();
+        let from = self.done();
+        for k in from..from.saturating_add(steps).min(self.len) {
             rec.events = 0;
             rec.major = false;
             rec.readahead = false;
@@ -216,6 +215,7 @@ impl TimelineBuilder {
 
     /// Notes what access `k` (0-based) did, and takes a checkpoint after
     /// it when one is due.
+    #[inline]
     fn record(&mut self, k: u64, rec: &Recorder) {
         let done = k + 1;
         let len = self.len;
