@@ -80,7 +80,7 @@ pub struct Folio {
     pub order: u8,
     pub flags: FolioFlags,
     /// When the folio last moved on the LRU; orders eviction.
-    pub lru_stamp: u64,
+    pub(crate) lru_stamp: u64,
 }
 
 const ORDER_BITS: u32 = 6;
@@ -119,7 +119,7 @@ impl Folio {
 
     /// Packs into an xarray pointer payload. Bit 0 is always set, so a
     /// payload is never zero.
-    pub fn encode(&self) -> u64 {
+    pub(crate) fn encode(&self) -> u64 {
         1 | ((self.order as u64) << 1)
             | ((self.flags.bits() as u64) << (1 + ORDER_BITS))
             | (self.lru_stamp.min(MAX_LRU_STAMP) << STAMP_SHIFT)
@@ -127,14 +127,14 @@ impl Folio {
 
     /// Unpacks a payload found at any index the folio covers: folios are
     /// naturally aligned, so the order gives the first index.
-    pub fn decode_at(any_index: u64, payload: u64) -> Self {
+    pub(crate) fn decode_at(any_index: u64, payload: u64) -> Self {
         let order = ((payload >> 1) & ((1 << ORDER_BITS) - 1)) as u32;
         let index = any_index & !((1u64 << order) - 1);
         Folio::decode(index, payload)
     }
 
     /// Unpacks a payload stored at `index`.
-    pub fn decode(index: u64, payload: u64) -> Self {
+    pub(crate) fn decode(index: u64, payload: u64) -> Self {
         Folio {
             index,
             order: ((payload >> 1) & ((1 << ORDER_BITS) - 1)) as u8,
@@ -153,7 +153,7 @@ pub struct Shadow {
 }
 
 impl Shadow {
-    pub fn encode(&self) -> u64 {
+    pub(crate) fn encode(&self) -> u64 {
         (self.eviction << 1) | self.workingset as u64
     }
     pub fn decode(v: u64) -> Self {

@@ -12,8 +12,8 @@
 
 use crate::fault::MMAP_LOTSAMISS;
 use crate::{
-    Access, Backing, Config, Kernel, Machine, Madvise, NoEvents, Patch, Pattern, Picture, Scenario,
-    Simulation, Span, Summary, Timeline, TmpfsFile,
+    Access, Backing, Config, Kernel, Lockstep, Machine, Madvise, NoEvents, Patch, Pattern, Picture,
+    Scenario, Simulation, Span, Summary, Timeline, TmpfsFile,
 };
 use proptest::prelude::*;
 
@@ -277,9 +277,24 @@ proptest! {
         let mut other = cfg.scenario();
         other.read_ahead_kb = ra_kb;
         let other = Config::new(other).unwrap();
-        let a = Timeline::build(cfg, 1 << 20);
-        let b = Timeline::build(other, 1 << 20);
+        let a = Timeline::build(cfg.clone(), 1 << 20);
+        let b = Timeline::build(other.clone(), 1 << 20);
         let found = a.first_difference(&b);
+        // Built in lockstep, a slice at a time, with the first run only
+        // replayed: the same difference, and the same timeline for the
+        // run that was built.
+        let mut lockstep = Lockstep::new(vec![(cfg, false), (other, true)], 1 << 20);
+        while !lockstep.advance(97) {}
+        let (built, diffs) = lockstep.finish();
+        prop_assert_eq!(diffs, vec![found]);
+        prop_assert!(built[0].is_none());
+        let built_b = built[1].as_ref().unwrap();
+        prop_assert_eq!(built_b.samples(), b.samples());
+        prop_assert_eq!(built_b.density(), b.density());
+        for mark in crate::Mark::ALL {
+            prop_assert_eq!(built_b.marks(mark), b.marks(mark));
+        }
+        prop_assert_eq!(Summary::of(built_b.end()), Summary::of(b.end()));
         // Check against a step-by-step full comparison.
         let mut sa = a.simulation_at(0);
         let mut sb = b.simulation_at(0);
@@ -311,6 +326,25 @@ proptest! {
         let mut sim = timeline.simulation_at(len / 3);
         timeline.seek(&mut sim, target);
         prop_assert_eq!(Summary::of(sim.machine()), Summary::of(straight.machine()));
+        // A logged seek hands over the events of the last accesses it ran,
+        // numbered, as `events_of` tells them.
+        for (from, tail) in [(len / 3, 5u64), (0, 3), (target.saturating_sub(2), 40)] {
+            let mut sim = timeline.simulation_at(from);
+            let mut logged: Vec<(u64, crate::Event)> = Vec::new();
+            timeline.seek_logged(&mut sim, target, tail, |a, e| logged.push((a, e)));
+            prop_assert_eq!(Summary::of(sim.machine()), Summary::of(straight.machine()));
+            let first = logged.first().map_or(target + 1, |l| l.0);
+            prop_assert!(first > target.saturating_sub(tail), "logged access {} of tail {}", first, tail);
+            let want: Vec<(u64, crate::Event)> = (first..=target)
+                .flat_map(|a| timeline.events_of(a).into_iter().map(move |e| (a, e)))
+                .collect();
+            prop_assert_eq!(&logged, &want);
+            if from > target || target - from > timeline.interval() {
+                // Restored from a checkpoint: every access of the tail.
+                let runs_all = (target.saturating_sub(tail) + 1..=target).all(|a| timeline.events_of(a).is_empty() || logged.iter().any(|l| l.0 == a));
+                prop_assert!(runs_all);
+            }
+        }
         // Those runs wrote to chunks they shared with the checkpoints;
         // the checkpoints must not have seen it.
         sim.run(&mut NoEvents);

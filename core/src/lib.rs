@@ -68,16 +68,28 @@
 //! # `Timeline`: what to call, and in what order
 //!
 //! [`Timeline::build`] runs a scenario to its end once, keeping
-//! checkpoints within a memory budget. A timeline never changes after
-//! that: every method takes `&self` and may be called in any order.
+//! checkpoints within a memory budget. A caller that must keep a frame
+//! (the web app) builds in slices instead: [`TimelineBuilder::new`], then
+//! [`TimelineBuilder::advance`] with a number of accesses until it returns
+//! true ([`TimelineBuilder::done`] says how far it is), then
+//! [`TimelineBuilder::finish`]. [`Lockstep`] does the same for one pattern
+//! under several kernels side by side, building each timeline or only
+//! replaying one built before, and returns with them where each kernel's
+//! state first parts from the first's.
+//!
+//! A timeline never changes once built: every method takes `&self` and
+//! may be called in any order.
 //!
 //! - [`Timeline::simulation_at`] returns a new simulation standing after
 //!   `step` accesses, and [`Timeline::machine_at`] its machine.
 //! - [`Timeline::seek`] moves a simulation made by this timeline to any
-//!   step. It is the one seek policy: forward in place when the target is
-//!   within a checkpoint interval, otherwise from the checkpoint at or
-//!   before the target. Afterwards the simulation reads exactly as one run
-//!   straight to that step.
+//!   step, and [`Timeline::seek_logged`] does the same while handing the
+//!   events of the last accesses it runs to a closure, each with its
+//!   access number. They are the one seek policy: forward in place when
+//!   the target is within a checkpoint interval, otherwise from the
+//!   checkpoint at or before the target (less the logged accesses).
+//!   Afterwards the simulation reads exactly as one run straight to that
+//!   step.
 //! - [`Timeline::events_of`] returns the events access `step` made
 //!   (1-based: the access that leads to the state after `step`).
 //! - [`Timeline::samples`], [`Timeline::marks`], [`Timeline::next_mark`],
@@ -85,6 +97,16 @@
 //!   recorded; [`Timeline::first_difference`] runs two timelines of one
 //!   pattern in lockstep and returns the first step after which their
 //!   states differ.
+//!
+//! # `Picture`: what to call, and in what order
+//!
+//! [`Picture::new`] takes a machine between two accesses (a simulation's,
+//! or a timeline's at a step) and, with a [`Span`], bins its page range.
+//! Hand [`Picture::apply`] the events of the next access in the order the
+//! access emitted them, as many as the reader has stepped through; then
+//! read [`Picture::bins`], [`Picture::ra`] and [`Picture::figures`]. After
+//! all of an access's events they read as a new picture of the machine
+//! after the access.
 
 mod backing;
 mod checkpoint;
@@ -137,7 +159,7 @@ pub use picture::{Figures, Picture};
 pub use readahead::FileRaState;
 pub use sim::Simulation;
 pub use summary::{FolioRun, Summary};
-pub use timeline::{Mark, Sample, Timeline};
+pub use timeline::{Lockstep, Mark, Sample, Timeline, TimelineBuilder};
 pub use tracepoint::{RaFields, Tracepoint};
 pub use view::{Bin, Mapped, NodeView, Slot, Span, XaTree, ORDERS};
 pub use xarray::XaStats;

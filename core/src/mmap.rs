@@ -104,7 +104,7 @@ impl Machine {
     }
 
     /// Every mapping of the file, the one in use included.
-    pub fn for_each_mapping(&self, mut f: impl FnMut(&Mapping)) {
+    pub(crate) fn for_each_mapping(&self, mut f: impl FnMut(&Mapping)) {
         for (i, v) in self.program.vmas.iter().enumerate() {
             if Some(i) == self.program.cur_vma {
                 f(&self.mm);

@@ -101,89 +101,331 @@ impl EventSink for Recorder {
     }
 }
 
+/// A sink that hands each event on with the number of its access.
+struct Logged<'a, F> {
+    access: u64,
+    log: &'a mut F,
+}
+
+impl<F: FnMut(u64, Event)> EventSink for Logged<'_, F> {
+    fn emit(&mut self, e: Event) {
+        (self.log)(self.access, e);
+    }
+}
+
 /// How many samples plots get at most.
 pub const MAX_SAMPLES: u64 = 4096;
 /// How many density buckets the scrubber gets.
 pub const DENSITY_BUCKETS: u64 = 1024;
 
-impl Timeline {
-    /// Runs the scenario to its end, keeping checkpoints within
+/// A timeline being built: the scenario runs a slice of steps at a time,
+/// so that a caller with a frame to keep (the web app) can build one
+/// between frames and show how far it has come.
+#[derive(Debug)]
+pub struct TimelineBuilder {
+    cfg: Config,
+    sim: Simulation,
+    len: u64,
+    budget_bytes: usize,
+    interval: u64,
+    sample_every: u64,
+    bucket: u64,
+    /// The last checkpoint taken, kept even when thinning drops it: the
+    /// next one shares with it.
+    last: Rc<Checkpoint>,
+    checkpoints: Vec<Rc<Checkpoint>>,
+    checkpoint_bytes: usize,
+    samples: Vec<Sample>,
+    marks: [Vec<u64>; 3],
+    density: Vec<u32>,
+}
+
+impl TimelineBuilder {
+    /// Starts the build of `cfg`'s timeline, keeping checkpoints within
     /// `budget_bytes` of memory (at least two are always kept).
-    pub fn build(cfg: Config, budget_bytes: usize) -> Self {
+    pub fn new(cfg: Config, budget_bytes: usize) -> Self {
         let mut sim = Simulation::new(cfg.clone());
         let len = sim.len();
         // Checkpoints share unchanged xarray and page-table chunks, so they
         // can be close: a seek replays at most `interval` accesses.
-        let mut interval = (len / 512).max(256).next_power_of_two();
-        let sample_every = len.div_ceil(MAX_SAMPLES).max(1);
+        let interval = (len / 512).max(256).next_power_of_two();
         let bucket = len.div_ceil(DENSITY_BUCKETS).max(1);
         let first = Rc::new(Checkpoint::take(sim.machine_mut(), None));
-        let mut checkpoint_bytes = first.new_bytes();
-        // The last checkpoint taken, kept even when thinning drops it: the
-        // next one shares with it.
-        let mut last = first.clone();
-        let mut checkpoints = vec![first];
-        let mut samples = vec![Sample::of(0, sim.machine())];
-        let mut marks: [Vec<u64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-        let mut density = vec![0u32; len.div_ceil(bucket) as usize];
+        let samples = vec![Sample::of(0, sim.machine())];
+        TimelineBuilder {
+            cfg,
+            len,
+            budget_bytes,
+            interval,
+            sample_every: len.div_ceil(MAX_SAMPLES).max(1),
+            bucket,
+            checkpoint_bytes: first.new_bytes(),
+            last: first.clone(),
+            checkpoints: vec![first],
+            samples,
+            marks: [Vec::new(), Vec::new(), Vec::new()],
+            density: vec![0u32; len.div_ceil(bucket) as usize],
+            sim,
+        }
+    }
+
+    /// Accesses in the scenario.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Accesses run so far.
+    pub fn done(&self) -> u64 {
+        self.sim.step_count()
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.sim.is_done()
+    }
+
+    /// The machine after the accesses run so far.
+    pub fn machine(&self) -> &Machine {
+        self.sim.machine()
+    }
+
+    /// Runs up to `steps` more accesses; returns whether the scenario is
+    /// over. Call it until it returns true, then [`TimelineBuilder::finish`].
+    pub fn advance(&mut self, steps: u64) -> bool {
         let mut rec = Recorder {
             events: 0,
             major: false,
             readahead: false,
             crossing: false,
         };
-        while !sim.is_done() {
-            let k = sim.step_count();
+        let from = self.done();
+        for k in from..from.saturating_add(steps).min(self.len) {
             rec.events = 0;
             rec.major = false;
             rec.readahead = false;
             rec.crossing = false;
-            sim.step(&mut rec);
-            let done = k + 1;
-            density[(k / bucket) as usize] =
-                density[(k / bucket) as usize].saturating_add(rec.events);
-            for (i, hit) in [rec.major, rec.readahead, rec.crossing]
-                .into_iter()
-                .enumerate()
-            {
-                if hit {
-                    marks[i].push(done);
-                }
-            }
-            if done.is_multiple_of(sample_every) || done == len {
-                samples.push(Sample::of(done, sim.machine()));
-            }
-            if done.is_multiple_of(interval) && done < len {
-                let cp = Rc::new(Checkpoint::take(sim.machine_mut(), Some(&last)));
-                checkpoint_bytes += cp.new_bytes();
-                last = cp.clone();
-                checkpoints.push(cp);
-                if checkpoint_bytes > budget_bytes && checkpoints.len() > 2 {
-                    // Keep every other checkpoint: twice the interval.
-                    let kept: Vec<Rc<Checkpoint>> = checkpoints.into_iter().step_by(2).collect();
-                    checkpoints = kept;
-                    interval *= 2;
-                    let mut seen = HashSet::new();
-                    checkpoint_bytes = checkpoints
-                        .iter()
-                        .map(|c| c.distinct_bytes(&mut seen))
-                        .sum();
-                }
+            self.sim.step(&mut rec);
+            self.record(k, &rec);
+        }
+        self.sim.is_done()
+    }
+
+    /// Notes what access `k` (0-based) did, and takes a checkpoint after
+    /// it when one is due.
+    #[inline]
+    fn record(&mut self, k: u64, rec: &Recorder) {
+        let done = k + 1;
+        let len = self.len;
+        let b = (k / self.bucket) as usize;
+        self.density[b] = self.density[b].saturating_add(rec.events);
+        for (i, hit) in [rec.major, rec.readahead, rec.crossing]
+            .into_iter()
+            .enumerate()
+        {
+            if hit {
+                self.marks[i].push(done);
             }
         }
-        let end = sim.machine().clone();
+        if done.is_multiple_of(self.sample_every) || done == len {
+            self.samples.push(Sample::of(done, self.sim.machine()));
+        }
+        if done.is_multiple_of(self.interval) && done < len {
+            let cp = Rc::new(Checkpoint::take(self.sim.machine_mut(), Some(&self.last)));
+            self.checkpoint_bytes += cp.new_bytes();
+            self.last = cp.clone();
+            self.checkpoints.push(cp);
+            if self.checkpoint_bytes > self.budget_bytes && self.checkpoints.len() > 2 {
+                // Keep every other checkpoint: twice the interval.
+                let kept: Vec<Rc<Checkpoint>> = std::mem::take(&mut self.checkpoints)
+                    .into_iter()
+                    .step_by(2)
+                    .collect();
+                self.checkpoints = kept;
+                self.interval *= 2;
+                let mut seen = HashSet::new();
+                self.checkpoint_bytes = self
+                    .checkpoints
+                    .iter()
+                    .map(|c| c.distinct_bytes(&mut seen))
+                    .sum();
+            }
+        }
+    }
+
+    /// The timeline, once [`TimelineBuilder::advance`] returned true; a
+    /// build stopped early is run to its end first.
+    pub fn finish(mut self) -> Timeline {
+        while !self.advance(u64::MAX) {}
         Timeline {
-            cfg,
-            len,
-            interval,
-            checkpoints,
-            samples,
-            marks,
-            density,
-            bucket,
-            end,
-            checkpoint_bytes,
+            end: self.sim.machine().clone(),
+            cfg: self.cfg,
+            len: self.len,
+            interval: self.interval,
+            checkpoints: self.checkpoints,
+            samples: self.samples,
+            marks: self.marks,
+            density: self.density,
+            bucket: self.bucket,
+            checkpoint_bytes: self.checkpoint_bytes,
         }
+    }
+}
+
+/// One pattern under several configurations (kernels), run side by side
+/// from the first access: each run builds its timeline, or only replays
+/// one its caller built before, and after every access each run's state
+/// is compared with the first's, so that where they part is found on the
+/// way ([`Timeline::first_difference`] finds the same step).
+#[derive(Debug)]
+pub struct Lockstep {
+    runs: Vec<LockstepRun>,
+    /// For each run after the first: the first step after which its state
+    /// and the first run's differ, once found.
+    first_diff: Vec<Option<u64>>,
+    /// Steps run in lockstep so far, and how many the comparison takes.
+    step: u64,
+    common: u64,
+}
+
+#[derive(Debug)]
+enum LockstepRun {
+    Build(Box<TimelineBuilder>),
+    Replay(Box<Simulation>),
+}
+
+impl LockstepRun {
+    fn machine(&self) -> &Machine {
+        match self {
+            LockstepRun::Build(b) => b.machine(),
+            LockstepRun::Replay(s) => s.machine(),
+        }
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            LockstepRun::Build(b) => b.len(),
+            LockstepRun::Replay(s) => s.len(),
+        }
+    }
+
+    fn done(&self) -> u64 {
+        match self {
+            LockstepRun::Build(b) => b.done(),
+            LockstepRun::Replay(s) => s.step_count(),
+        }
+    }
+
+    /// One access; false when the run was over.
+    fn step(&mut self) -> bool {
+        match self {
+            LockstepRun::Build(b) => {
+                if b.is_done() {
+                    return false;
+                }
+                b.advance(1);
+                true
+            }
+            LockstepRun::Replay(s) => s.step(&mut NoEvents),
+        }
+    }
+}
+
+impl Lockstep {
+    /// Runs `runs` side by side: a timeline is built for each run whose
+    /// flag is true, and the others are only replayed, to compare them.
+    /// The first run is the one the others are compared with.
+    pub fn new(runs: Vec<(Config, bool)>, budget_bytes: usize) -> Self {
+        let runs: Vec<LockstepRun> = runs
+            .into_iter()
+            .map(|(cfg, build)| {
+                if build {
+                    LockstepRun::Build(Box::new(TimelineBuilder::new(cfg, budget_bytes)))
+                } else {
+                    LockstepRun::Replay(Box::new(Simulation::new(cfg)))
+                }
+            })
+            .collect();
+        let common = runs.iter().map(LockstepRun::len).min().unwrap_or(0);
+        let mut lockstep = Lockstep {
+            first_diff: vec![None; runs.len().saturating_sub(1)],
+            runs,
+            step: 0,
+            common,
+        };
+        lockstep.compare();
+        lockstep
+    }
+
+    /// Accesses in the longest run.
+    pub fn len(&self) -> u64 {
+        self.runs.iter().map(LockstepRun::len).max().unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Accesses every run has made.
+    pub fn done(&self) -> u64 {
+        self.runs.iter().map(LockstepRun::done).min().unwrap_or(0)
+    }
+
+    /// Runs up to `steps` more accesses of each run; returns whether every
+    /// run is over. Call it until it returns true, then
+    /// [`Lockstep::finish`].
+    pub fn advance(&mut self, steps: u64) -> bool {
+        for _ in 0..steps {
+            let mut any = false;
+            for r in &mut self.runs {
+                any |= r.step();
+            }
+            if !any {
+                return true;
+            }
+            self.step += 1;
+            if self.step <= self.common {
+                self.compare();
+            }
+        }
+        self.runs.iter().all(|r| r.done() >= r.len())
+    }
+
+    /// Notes the runs whose state now differs from the first's.
+    fn compare(&mut self) {
+        let Some((first, rest)) = self.runs.split_first() else {
+            return;
+        };
+        for (d, r) in self.first_diff.iter_mut().zip(rest) {
+            if d.is_none() && first.machine().differs_quickly(r.machine()) {
+                *d = Some(self.step);
+            }
+        }
+    }
+
+    /// Each run's timeline (none for a replayed run), and for each run
+    /// after the first, the first step after which it and the first part.
+    pub fn finish(mut self) -> (Vec<Option<Timeline>>, Vec<Option<u64>>) {
+        while !self.advance(u64::MAX) {}
+        let timelines = self
+            .runs
+            .into_iter()
+            .map(|r| match r {
+                LockstepRun::Build(b) => Some(b.finish()),
+                LockstepRun::Replay(_) => None,
+            })
+            .collect();
+        (timelines, self.first_diff)
+    }
+}
+
+impl Timeline {
+    /// Runs the scenario to its end, keeping checkpoints within
+    /// `budget_bytes` of memory (at least two are always kept).
+    pub fn build(cfg: Config, budget_bytes: usize) -> Self {
+        TimelineBuilder::new(cfg, budget_bytes).finish()
     }
 
     pub fn config(&self) -> &Config {
@@ -227,15 +469,41 @@ impl Timeline {
     }
 
     /// Moves `sim` to `step`: forward in place when that is close, from a
-    /// checkpoint otherwise.
+    /// checkpoint otherwise. The one seek policy; see
+    /// [`Timeline::seek_logged`].
     pub fn seek(&self, sim: &mut Simulation, step: u64) {
+        self.seek_logged(sim, step, 0, |_, _| {});
+    }
+
+    /// Moves `sim` to `step` as [`Timeline::seek`] does, and hands `log`
+    /// the events of the accesses among the last `tail` before `step` that
+    /// the move runs, each with its access number (1-based), in order.
+    /// Forward in place when `step` is within a checkpoint interval ahead:
+    /// then the accesses before `sim`'s step are not run again, and `log`
+    /// gets only the ones after it. Otherwise from the checkpoint at or
+    /// before `step - tail`, and `log` gets all `tail`.
+    pub fn seek_logged(
+        &self,
+        sim: &mut Simulation,
+        step: u64,
+        tail: u64,
+        mut log: impl FnMut(u64, Event),
+    ) {
         let step = step.min(self.len);
         let here = sim.step_count();
+        let quiet_to = step.saturating_sub(tail);
         let next_checkpoint = (here / self.interval + 1) * self.interval;
-        if step >= here && (step < next_checkpoint || step - here <= self.interval) {
-            sim.run_to(step, &mut NoEvents);
-        } else {
-            *sim = self.simulation_at(step);
+        let in_place = step >= here && (step < next_checkpoint || step - here <= self.interval);
+        if !in_place {
+            *sim = self.simulation_at(quiet_to);
+        }
+        sim.run_to(quiet_to, &mut NoEvents);
+        while sim.step_count() < step {
+            let mut sink = Logged {
+                access: sim.step_count() + 1,
+                log: &mut log,
+            };
+            sim.step(&mut sink);
         }
     }
 

@@ -1,17 +1,19 @@
-//! The root component: the state, the play loop, the keyboard, the
-//! page's address (a permalink of the view, kept in the history), dropped
-//! probe reports, and the frame: full, embedded or presenter.
-
-use std::rc::Rc;
+//! The app: the state and its reducer, the contexts that hand each
+//! component its slice of the state, the effects (hooks/), and the frame:
+//! full, embedded or presenter.
+//!
+//! The path from a URL to the drawn strip: `url::query` → `parse_link`
+//! (scenario) → `State::from_view` (the state, no timeline yet) →
+//! `hooks::use_build` (the core's `Lockstep`, between frames) →
+//! `Action::Built` → the `Setup` and `Moment` contexts → `FileStrip` →
+//! `Seekers::with` (the simulation moved to the step with
+//! `Timeline::seek_logged`) → `strip::render` (a core `Picture`'s bins) →
+//! `put_image_data`.
 
 use folioscope_core::{Madvise, Pattern};
-use folioscope_scenario::Scenario;
-use gloo::events::EventListener;
-use gloo::render::{request_animation_frame, AnimationFrame};
-use wasm_bindgen::JsCast;
-use yew::prelude::*;
-
 use folioscope_scenario::link::{parse_link, preset, to_link, Mode, View};
+use folioscope_scenario::Scenario;
+use yew::prelude::*;
 
 use crate::components::{
     banner::Banner,
@@ -29,22 +31,17 @@ use crate::components::{
     share::{OpenText, Shared},
     xarray_view::XarrayView,
 };
-use crate::state::{Action, AppState, Panel};
+use crate::context::{
+    use_handles, use_moment, use_setup, use_ui, use_zoom, Handles, Latest, Moment, Setup, Ui, Zoom,
+};
+use crate::hooks::{use_build, use_history, use_keys, use_play, use_probe_drop, use_warm_up};
+use crate::seekers::SeekersHandle;
+use crate::state::{Action, Panel, State};
 use crate::url;
 
-/// How long the view must stay still before it becomes a history entry,
-/// so that playing does not flood the history.
-const HISTORY_DEBOUNCE_MS: u32 = 500;
-
-/// The app's state, shared with every component.
-pub type AppContext = UseReducerHandle<AppState>;
-
 /// The preset on screen at load: the first row of the first seed, a
-/// backward walk of a 2 GiB file under MADV_HUGEPAGE, v7.4-rc2 against the
-/// patched kernel.
-/// After the first frames are on screen.
-const WARM_UP_DELAY_MS: u32 = 150;
-
+/// backward walk of a 2 GiB file under MADV_HUGEPAGE, with every kernel
+/// of its row.
 pub const DEFAULT_PRESET: &str = "seed000-rev-huge";
 
 /// The default preset's view: its scenario and every kernel of its row.
@@ -57,6 +54,65 @@ pub fn default_view() -> View {
         },
         ..View::default()
     })
+}
+
+/// The state at load: the page's link, or the default view.
+fn initial_state() -> State {
+    let start = State::of_view(&default_view(), &[]);
+    let query = url::query();
+    if query.trim_start_matches('?').is_empty() {
+        return start;
+    }
+    let parsed = parse_link(&query);
+    State::from_view(&parsed.view, &parsed.ignored, start)
+}
+
+#[component]
+pub fn App() -> Html {
+    let state = use_reducer(initial_state);
+    let dispatch = state.dispatcher();
+    let latest = use_memo((), |_| Latest::default());
+    latest.set(state.clone());
+    let seekers = use_memo((), |_| SeekersHandle::default());
+
+    let setup = state.setup();
+    use_build(&setup, dispatch.clone());
+    // While playing the view changes every frame and never settles.
+    let link = (!state.playing).then(|| to_link(&state.view(), &url::base()));
+    use_history(link, dispatch.clone());
+    use_play(state.playing, state.speed_log2, dispatch.clone());
+    use_keys(
+        state.mode,
+        state.predict.is_some(),
+        state.question.as_ref().map(|q| q.given.is_none()),
+        dispatch.clone(),
+    );
+    use_probe_drop(dispatch.clone());
+    use_warm_up(
+        state.built.is_some(),
+        state.len,
+        (!state.playing).then(|| (state.step, state.cursor.as_ref().map(|c| c.applied))),
+        dispatch.clone(),
+    );
+
+    let handles = Handles {
+        dispatch,
+        latest: (*latest).clone(),
+        seekers: (*seekers).clone(),
+    };
+    html! {
+        <ContextProvider<Handles> context={handles}>
+        <ContextProvider<Setup> context={setup}>
+        <ContextProvider<Moment> context={state.moment()}>
+        <ContextProvider<Zoom> context={state.zoom_slice()}>
+        <ContextProvider<Ui> context={state.ui()}>
+            <Frame />
+        </ContextProvider<Ui>>
+        </ContextProvider<Zoom>>
+        </ContextProvider<Moment>>
+        </ContextProvider<Setup>>
+        </ContextProvider<Handles>>
+    }
 }
 
 /// The sides of the kernels compared with the first.
@@ -75,250 +131,40 @@ fn ra_row(compared_n: usize) -> Html {
     }
 }
 
+/// The page's layout. It reads what decides the layout (panels, framing,
+/// the number of kernels, overlays), not the step: a jump leaves it be.
 #[component]
-pub fn App() -> Html {
-    let state = use_reducer(|| {
-        let view = default_view();
-        let start = AppState::new(view.scenario, view.compare, view.preset);
-        let query = url::query();
-        if query.trim_start_matches('?').is_empty() {
-            return start;
-        }
-        let parsed = parse_link(&query);
-        AppState::from_view(&parsed.view, &parsed.ignored, start)
-    });
-
-    // The address follows the view: the first settled view replaces the
-    // loaded address, later ones become history entries; going back or
-    // forward restores the view of that entry without adding one.
-    {
-        let timer: Rc<std::cell::RefCell<Option<gloo::timers::callback::Timeout>>> =
-            use_mut_ref(|| None);
-        let first = use_mut_ref(|| true);
-        let restoring = use_mut_ref(|| false);
-        {
-            let restoring = restoring.clone();
-            let d = state.dispatcher();
-            use_effect_with((), move |_| {
-                let listener = EventListener::new(&gloo::utils::window(), "popstate", move |_| {
-                    *restoring.borrow_mut() = true;
-                    let p = parse_link(&url::query());
-                    d.dispatch(Action::OpenView(Box::new(p.view), p.ignored));
-                });
-                move || drop(listener)
-            });
-        }
-        // While playing the view changes every frame and never settles:
-        // no link is built until it stops.
-        let link = (!state.playing).then(|| to_link(&state.view(), &url::base()));
-        use_effect_with(link, move |link| {
-            let Some(link) = link.clone() else {
-                timer.borrow_mut().take();
-                return;
-            };
-            let t = gloo::timers::callback::Timeout::new(HISTORY_DEBOUNCE_MS, move || {
-                if link != url::href() {
-                    let push = !*first.borrow() && !*restoring.borrow();
-                    url::set(&link, push);
-                }
-                *first.borrow_mut() = false;
-                *restoring.borrow_mut() = false;
-            });
-            *timer.borrow_mut() = Some(t);
-        });
-    }
-
-    // Once, in the first idle moment after load: see warm.rs.
-    {
-        // Where the view is when the rehearsal starts, to come back to.
-        let here = use_mut_ref(|| None::<(u64, Option<usize>)>);
-        *here.borrow_mut() =
-            (!state.playing).then(|| (state.step, state.cursor.as_ref().map(|c| c.applied)));
-        let stops = [state.len() * 3 / 4, state.len()];
-        let d = state.dispatcher();
-        use_effect_with((), move |_| {
-            gloo::timers::callback::Timeout::new(WARM_UP_DELAY_MS, move || {
-                let back = *here.borrow();
-                wasm_bindgen_futures::spawn_local(async move {
-                    if let Some((step, applied)) = back {
-                        crate::warm::rehearse_jumps(&d, &stops, step, applied).await;
-                    }
-                    // For tests that time the first jump.
-                    if let Some(root) = gloo::utils::document().document_element() {
-                        let _ = root.set_attribute("data-warm", "1");
-                    }
-                });
-            })
-            .forget();
-        });
-    }
-
-    // A `folioscope probe --json` report dropped anywhere on the page.
-    {
-        let d = state.dispatcher();
-        use_effect_with((), move |_| {
-            let window = gloo::utils::window();
-            let options = gloo::events::EventListenerOptions::enable_prevent_default();
-            let over = EventListener::new_with_options(&window, "dragover", options, |e| {
-                e.prevent_default();
-            });
-            let drop_listener =
-                EventListener::new_with_options(&window, "drop", options, move |e| {
-                    e.prevent_default();
-                    let Some(file) = e
-                        .dyn_ref::<web_sys::DragEvent>()
-                        .and_then(|e| e.data_transfer())
-                        .and_then(|t| t.files())
-                        .and_then(|f| f.get(0))
-                    else {
-                        return;
-                    };
-                    let d = d.clone();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        let text = wasm_bindgen_futures::JsFuture::from(file.text())
-                            .await
-                            .ok()
-                            .and_then(|v| v.as_string())
-                            .unwrap_or_default();
-                        match crate::probe::load(&text) {
-                            Ok((overlay, scenario, step)) => {
-                                d.dispatch(Action::Probe(Rc::new(overlay), scenario, step))
-                            }
-                            Err((field, message)) => {
-                                d.dispatch(Action::Reject(format!("probe report {field}"), message))
-                            }
-                        }
-                    });
-                });
-            move || {
-                drop(over);
-                drop(drop_listener);
-            }
-        });
-    }
-
-    // The play loop: one animation frame, one tick of speed/60 accesses.
-    {
-        let playing = state.playing;
-        let speed = state.speed_log2;
-        let dispatcher = state.dispatcher();
-        use_effect_with((playing, speed), move |&(playing, speed)| {
-            let frame: Rc<std::cell::RefCell<Option<AnimationFrame>>> = Default::default();
-            if playing {
-                fn schedule(
-                    frame: Rc<std::cell::RefCell<Option<AnimationFrame>>>,
-                    d: UseReducerDispatcher<AppState>,
-                    speed: u32,
-                ) {
-                    let f2 = frame.clone();
-                    *frame.borrow_mut() = Some(request_animation_frame(move |_| {
-                        let per_frame = ((1u64 << speed) / 60).max(1);
-                        d.dispatch(Action::Tick(per_frame));
-                        schedule(f2, d, speed);
-                    }));
-                }
-                schedule(frame.clone(), dispatcher, speed);
-            }
-            move || {
-                frame.borrow_mut().take();
-            }
-        });
-    }
-
-    // Keyboard shortcuts.
-    {
-        let dispatcher = state.dispatcher();
-        let mode = state.mode;
-        let predicting = state.predict.is_some();
-        let asking = state.question.as_ref().map(|q| q.given.is_none());
-        use_effect_with(
-            (mode, predicting, asking),
-            move |&(mode, predicting, asking)| {
-                let window = gloo::utils::window();
-                let options = gloo::events::EventListenerOptions::enable_prevent_default();
-                let listener =
-                    EventListener::new_with_options(&window, "keydown", options, move |e| {
-                        let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
-                            return;
-                        };
-                        // Typing in a field is not a shortcut; Escape, which
-                        // types nothing, still dismisses the banner.
-                        if let Some(t) = e
-                            .target()
-                            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                        {
-                            if matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
-                                && e.key() != "Escape"
-                            {
-                                return;
-                            }
-                        }
-                        let action = match (e.key().as_str(), e.shift_key()) {
-                            (" ", _) => Some(Action::TogglePlay),
-                            ("ArrowRight", false) => Some(Action::StepBy(1)),
-                            ("ArrowLeft", false) => Some(Action::StepBy(-1)),
-                            ("ArrowRight", true) => Some(Action::StepEvent(true)),
-                            ("ArrowLeft", true) => Some(Action::StepEvent(false)),
-                            ("Home", _) => Some(Action::Seek(0)),
-                            ("End", _) => Some(Action::Seek(u64::MAX)),
-                            ("?", _) => Some(Action::ToggleHelp),
-                            ("Escape", _) => Some(Action::DismissBanner),
-                            // A presentation clicker sends PageDown, PageUp and b.
-                            ("PageDown", _) if predicting => match asking {
-                                Some(true) => None,
-                                _ => Some(Action::Ask),
-                            },
-                            ("PageDown", _) => Some(Action::StepEvent(true)),
-                            ("PageUp", _) => Some(Action::StepEvent(false)),
-                            ("b" | "B" | ".", _) if mode == Mode::Presenter => {
-                                Some(Action::ToggleBlank)
-                            }
-                            _ => None,
-                        };
-                        if let Some(a) = action {
-                            e.prevent_default();
-                            dispatcher.dispatch(a);
-                        }
-                    });
-                move || drop(listener)
-            },
-        );
-    }
-
+fn Frame() -> Html {
+    let d = use_handles().dispatch;
+    let setup = use_setup();
+    let ui = use_ui();
     let toggle = |p: Panel| {
-        let d = state.dispatcher();
+        let d = d.clone();
         Callback::from(move |_| d.dispatch(Action::TogglePanel(p)))
     };
-    let panels = state.panels;
-    let compared_n = state.compare.len();
-    let probe = state.probe.is_some();
-    if state.mode == Mode::Embed {
+    let panels = ui.panels;
+    let compared_n = setup.compare.len();
+    if ui.mode == Mode::Embed {
         // The minimal frame for iframes: strip, ra panel, timeline, and a
         // way back to the full view.
-        let mut full = state.view();
-        full.mode = Mode::Full;
-        let full_link = to_link(&full, &url::base());
         return html! {
-            <ContextProvider<AppContext> context={state.clone()}>
-                <div class="app embed" data-testid="embed">
-                    <div class="embed-bar">
-                        <strong>{ "folioscope" }</strong>
-                        <span class="muted">{ format!(" {}", state.scenario.kernel.label()) }</span>
-                        <a href={full_link} target="_blank" rel="noopener" data-testid="full-view">{ "open the full view \u{2197}" }</a>
-                    </div>
-                    <Banner />
-                    <FileStrip side={Side::A} />
-                    { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
-                    <Controls />
-                    { ra_row(compared_n) }
+            <div class="app embed" data-testid="embed">
+                <div class="embed-bar">
+                    <strong>{ "folioscope" }</strong>
+                    <span class="muted">{ format!(" {}", setup.scenario.kernel.label()) }</span>
+                    <FullViewLink />
                 </div>
-            </ContextProvider<AppContext>>
+                <Banner />
+                <FileStrip side={Side::A} />
+                { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
+                <Controls />
+                { ra_row(compared_n) }
+            </div>
         };
     }
-    let presenter = state.mode == Mode::Presenter;
+    let presenter = ui.mode == Mode::Presenter;
     html! {
-        <ContextProvider<AppContext> context={state.clone()}>
-            <div class={classes!("app", presenter.then_some("presenter"))} data-testid={if presenter { "presenter-view" } else { "full-view" }}>
+        <div class={classes!("app", presenter.then_some("presenter"))} data-testid={if presenter { "presenter-view" } else { "full-view" }}>
             <Header />
             <Banner />
             <Shared />
@@ -327,7 +173,7 @@ pub fn App() -> Html {
                 <section class="stage">
                     <CompareBar />
                     <FileStrip side={Side::A} />
-                    if probe { <ProbeStrip /> }
+                    if ui.probe.is_some() { <ProbeStrip /> }
                     { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                     <Controls />
                     { ra_row(compared_n) }
@@ -345,9 +191,22 @@ pub fn App() -> Html {
             </main>
             <QuestionOverlay />
             <OpenText />
-            if state.help { <Help /> }
-            if state.blank { <div class="blank" data-testid="blank" /> }
-            </div>
-        </ContextProvider<AppContext>>
+            if ui.help { <Help /> }
+            if ui.blank { <div class="blank" data-testid="blank" /> }
+        </div>
+    }
+}
+
+/// The embedded frame's link to the full view of the same moment.
+#[component]
+fn FullViewLink() -> Html {
+    // Subscribed to what the link holds, so that it follows the view.
+    let _ = (use_setup(), use_moment(), use_zoom(), use_ui());
+    let latest = use_handles().latest;
+    let mut full = latest.get().view();
+    full.mode = Mode::Full;
+    let href = to_link(&full, &url::base());
+    html! {
+        <a {href} target="_blank" rel="noopener" data-testid="full-view">{ "open the full view \u{2197}" }</a>
     }
 }

@@ -1,15 +1,21 @@
 //! folioscope-web: the Yew app that animates the page-cache model.
 //!
-//! The app holds one [`state::AppState`], changed only by its reducer;
-//! components render the model's state and events and send actions. The
-//! model itself is `folioscope-core`, the same code `folioscope run` uses.
+//! The app's state is a value ([`state::State`]), changed only by its
+//! reducer; components read the slice of it they draw through contexts
+//! ([`context`]) and send actions; the effects are hooks ([`hooks`]). The
+//! timelines are built outside the reducer (`hooks::use_build`) and the
+//! simulations stand outside the state ([`seekers`]). The model itself is
+//! `folioscope-core`, the same code `folioscope run` uses.
 
 mod app;
 mod components;
+mod context;
+mod hooks;
 mod palette;
 mod panic;
 mod predict;
 mod probe;
+mod seekers;
 mod state;
 mod strip;
 mod url;

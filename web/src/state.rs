@@ -1,12 +1,16 @@
-//! The app's one state and the one place it changes: [`AppState`] and its
-//! [`Action`]s, reduced by `impl Reducible`. Components read the state and
-//! dispatch actions; nothing else mutates the model.
+//! The app's state, a value, and the one place it changes: [`State`] and
+//! its [`Action`]s, reduced by `impl Reducible`, as in Yew's
+//! function_todomvc. `reduce` is pure and cheap: it builds no timeline and
+//! moves no simulation. Timelines are built outside it
+//! (`hooks/use_build.rs`) and handed in, whole and never to change, by
+//! [`Action::Built`]; simulations stand outside it too (`seekers.rs`),
+//! moved to the state's step by the components that draw them.
 
-use std::cell::RefCell;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
+use std::ops::Deref;
 use std::rc::Rc;
 
-use folioscope_core::{Event, EventKind, EventSink, Kernel, Mark, Simulation, Timeline};
+use folioscope_core::{Event, EventKind, Kernel, Mark, Timeline};
 use folioscope_scenario::link::{Ignored, LogFilter, Mode, Panels, View, MAX_KERNELS};
 use folioscope_scenario::params::label_of;
 use folioscope_scenario::{describe, Scenario};
@@ -16,6 +20,37 @@ use crate::probe::ProbeOverlay;
 
 /// Checkpoint memory the app allows one timeline.
 pub const CHECKPOINT_BUDGET: usize = 96 << 20;
+
+/// A value kept as it was made, compared by address: for values that never change
+/// once made (built timelines, a probe report, an access's events), so
+/// that comparing two states costs a pointer comparison.
+#[derive(Debug)]
+pub struct Kept<T>(pub Rc<T>);
+
+impl<T> Kept<T> {
+    pub fn new(v: T) -> Self {
+        Kept(Rc::new(v))
+    }
+}
+
+impl<T> Clone for Kept<T> {
+    fn clone(&self) -> Self {
+        Kept(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Kept<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> Deref for Kept<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
 
 /// A banner: what was refused, and what the app did instead.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,136 +103,93 @@ pub struct Question {
     pub given: Option<u64>,
 }
 
-/// One line of the event log: an event, the access that made it (1-based)
-/// and its place among that access's events.
-#[derive(Clone, Copy, Debug)]
-pub struct LogLine {
-    pub access: u64,
-    pub index: usize,
-    pub event: Event,
+/// One kernel of the view, built: its timeline, and for a kernel compared
+/// with the first, the first step after which their states part.
+#[derive(Debug)]
+pub struct BuiltSide {
+    pub kernel: Kernel,
+    pub timeline: Rc<Timeline>,
+    pub first_diff: Option<u64>,
 }
 
-/// How many accesses of history the log rebuilds after a jump.
-pub const LOG_ACCESSES: u64 = 40;
-/// How many lines the log keeps.
-pub const LOG_LINES: usize = 4000;
-
-/// The events of the accesses just before the current step.
-#[derive(Default)]
-pub struct Recent {
-    pub lines: VecDeque<LogLine>,
-}
-
-impl Recent {
-    fn push(&mut self, line: LogLine) {
-        if self.lines.len() == LOG_LINES {
-            self.lines.pop_front();
-        }
-        self.lines.push_back(line);
-    }
-}
-
-/// A sink that records into [`Recent`], numbering events per access.
-struct Recorder<'a> {
-    recent: &'a mut Recent,
-    access: u64,
-    index: usize,
-}
-
-impl EventSink for Recorder<'_> {
-    fn emit(&mut self, event: Event) {
-        self.recent.push(LogLine {
-            access: self.access,
-            index: self.index,
-            event,
-        });
-        self.index += 1;
-    }
-}
-
-/// A scenario, run once, with a simulation standing at the current step.
-pub struct Run {
+/// The timelines of a view: one scenario under each of its kernels (side
+/// A's first), built once and never changed.
+#[derive(Debug)]
+pub struct Built {
+    /// The scenario, with side A's kernel.
     pub scenario: Scenario,
-    pub timeline: Timeline,
-    pub sim: RefCell<Simulation>,
-    pub recent: RefCell<Recent>,
+    pub sides: Vec<BuiltSide>,
 }
 
-impl Run {
-    pub fn new(scenario: &Scenario) -> Result<Rc<Run>, (String, String)> {
-        let cfg = scenario
-            .config()
-            .map_err(|e| (label_of(e.field).to_string(), e.message))?;
-        let timeline = Timeline::build(cfg, CHECKPOINT_BUDGET);
-        let sim = RefCell::new(timeline.simulation_at(0));
-        Ok(Rc::new(Run {
-            scenario: scenario.clone(),
-            timeline,
-            sim,
-            recent: RefCell::new(Recent::default()),
-        }))
+impl Built {
+    /// Whether these are the timelines of `scenario` with `compare`.
+    pub fn is_of(&self, scenario: &Scenario, compare: &[Kernel]) -> bool {
+        self.scenario == *scenario
+            && self.sides.len() == compare.len() + 1
+            && self.sides[1..]
+                .iter()
+                .zip(compare)
+                .all(|(s, k)| s.kernel == *k)
     }
 
-    /// Moves the simulation to `step`, recording the events of the last
-    /// accesses for the log: forward in place when that is close, from a
-    /// checkpoint a little before `step` otherwise.
-    pub fn seek(&self, step: u64) {
-        let step = step.min(self.timeline.len());
-        let mut sim = self.sim.borrow_mut();
-        let mut recent = self.recent.borrow_mut();
-        let here = sim.step_count();
-        if step < here || step - here > self.timeline.interval() {
-            *sim = self
-                .timeline
-                .simulation_at(step.saturating_sub(LOG_ACCESSES));
-            recent.lines.clear();
-        } else if step - here > LOG_ACCESSES {
-            // Only the last accesses reach the log: run the rest silently.
-            sim.run_to(step - LOG_ACCESSES, &mut folioscope_core::NoEvents);
-            recent.lines.clear();
-        }
-        while sim.step_count() < step {
-            let access = sim.step_count() + 1;
-            let mut rec = Recorder {
-                recent: &mut recent,
-                access,
-                index: 0,
-            };
-            sim.step(&mut rec);
-        }
+    /// Side A's timeline.
+    pub fn first(&self) -> &Timeline {
+        &self.sides[0].timeline
     }
 }
 
 /// A position inside an access: the events of access `step + 1`, of which
 /// the first `applied` have happened.
-#[derive(Clone)]
-pub struct EventCursor {
-    pub events: Rc<Vec<Event>>,
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cursor {
+    pub events: Kept<Vec<Event>>,
     pub applied: usize,
 }
 
-/// A kernel of compare mode besides the first, run on the same scenario.
-#[derive(Clone)]
-pub struct Compare {
-    pub run: Rc<Run>,
-    /// The first step after which its state and the first kernel's differ.
-    pub first_diff: Option<u64>,
+impl Cursor {
+    /// The events applied so far.
+    pub fn applied_events(&self) -> &[Event] {
+        &self.events[..self.applied]
+    }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// How far the build of the view's timelines has come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub done: u64,
+    pub of: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Panel {
     Xarray,
     Log,
     Plots,
 }
 
-pub struct AppState {
+/// Everything on screen, as a value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// The scenario, with side A's kernel.
     pub scenario: Scenario,
-    pub run: Rc<Run>,
+    /// The kernels compared with side A's (sides B, C).
+    pub compare: Vec<Kernel>,
+    /// The preset on screen, if the scenario still is one.
+    pub preset: Option<String>,
+    /// Accesses in the scenario.
+    pub len: u64,
+    /// The view's timelines, once built; until then the view waits.
+    pub built: Option<Kept<Built>>,
+    /// How far their build has come, while it runs.
+    pub progress: Option<Progress>,
+    /// Accesses done.
     pub step: u64,
-    pub cursor: Option<EventCursor>,
-    /// The kernels compared with the first (sides B, C, ...).
-    pub compare: Vec<Compare>,
+    /// Inside access `step + 1`, after some of its events.
+    pub cursor: Option<Cursor>,
+    /// A link's position inside access `step + 1`, taken up once built.
+    pub pending_event: Option<u32>,
+    /// The parameters of the last link opened that the view ignores.
+    pub ignored: Vec<Ignored>,
     pub playing: bool,
     /// Accesses per second while playing, as a power of two.
     pub speed_log2: u32,
@@ -212,8 +204,6 @@ pub struct AppState {
     pub hidden_kinds: BTreeSet<EventKind>,
     pub log_text: String,
     pub panels: Panels,
-    /// The preset on screen, if the scenario still is one.
-    pub preset: Option<String>,
     /// Full, embedded or presenter framing.
     pub mode: Mode,
     /// The event kind predict mode asks about, and the open question.
@@ -224,22 +214,25 @@ pub struct AppState {
     /// The open-from-text dialog.
     pub open_text: bool,
     /// A dropped `folioscope probe` report, shown under the model.
-    pub probe: Option<Rc<ProbeOverlay>>,
+    pub probe: Option<Kept<ProbeOverlay>>,
     /// The last link or text copied, shown for copying by hand.
     pub shared: Option<String>,
-    /// Bumped on every change, so that canvases know to redraw.
-    pub generation: u64,
 }
 
 pub enum Action {
-    /// A new scenario: re-run the model (and the compared kernel), or show why not.
+    /// A new scenario: the view waits for its timelines, or a banner says
+    /// why the model refuses it.
     Apply(Scenario),
     /// A preset's view (see `folioscope_scenario::link::preset`): its
-    /// scenario and every kernel of its row.
+    /// scenario and every kernel of its row, at the end of the run.
     Preset(Box<View>),
     /// Compare with this kernel in this place among the compared ones (at
     /// the end: one more), or stop comparing with the one there.
     CompareWith(usize, Option<Kernel>),
+    /// The build of the view's timelines has come this far.
+    Progress(Progress),
+    /// The view's timelines, built. Ignored if the view changed meanwhile.
+    Built(Kept<Built>),
     Seek(u64),
     StepBy(i64),
     /// One event forward or back.
@@ -274,68 +267,29 @@ pub enum Action {
     ShowOpenText(bool),
     Shared(Option<String>),
     /// A probe report was dropped on the app.
-    Probe(Rc<ProbeOverlay>, Scenario, u64),
+    Probe(Kept<ProbeOverlay>, Scenario, u64),
     CloseProbe,
 }
 
-impl PartialEq for AppState {
-    /// Two states are the same view when nothing was dispatched in
-    /// between: every change bumps the generation.
-    fn eq(&self, other: &Self) -> bool {
-        self.generation == other.generation && Rc::ptr_eq(&self.run, &other.run)
-    }
+/// Accesses in `scenario`, or why the model refuses it.
+fn len_of(scenario: &Scenario) -> Result<u64, (String, String)> {
+    let cfg = scenario
+        .config()
+        .map_err(|e| (label_of(e.field).to_string(), e.message))?;
+    Ok(cfg.pattern.len(cfg.file_size, cfg.page_size.bytes()))
 }
 
-impl AppState {
-    pub fn new(scenario: Scenario, compare: Vec<Kernel>, preset: Option<String>) -> Self {
-        let run = Run::new(&scenario).unwrap_or_else(|(f, m)| {
-            // The default scenario is valid; anything else is a bug worth seeing.
-            panic!("default scenario rejected: {f}: {m}")
-        });
-        let pages = scenario.file_size.div_ceil(scenario.page_size);
-        let state = AppState {
-            scenario: scenario.clone(),
-            run: run.clone(),
-            step: 0,
-            cursor: None,
-            compare: Vec::new(),
-            playing: false,
-            speed_log2: 14,
-            zoom: (0, pages),
-            banner: None,
-            help: false,
-            mark: Mark::MajorFault,
-            hidden_kinds: BTreeSet::new(),
-            log_text: String::new(),
-            panels: Panels::default(),
-            preset,
-            mode: Mode::Full,
-            predict: None,
-            question: None,
-            blank: false,
-            open_text: false,
-            probe: None,
-            shared: None,
-            generation: 0,
-        };
-        let end = run.timeline.len();
-        state.with_run(scenario, run, compare).at(end)
-    }
-
-    /// The app as a link's view describes it; a scenario the model
-    /// rejects (which a parsed link never holds) falls back to `fallback`.
-    pub fn from_view(view: &View, ignored: &[Ignored], fallback: AppState) -> AppState {
-        let Ok(run) = Run::new(&view.scenario) else {
+impl State {
+    /// The app as a link's view describes it, before any timeline is
+    /// built; a scenario the model rejects (which a parsed link never
+    /// holds) falls back to `fallback`.
+    pub fn from_view(view: &View, ignored: &[Ignored], fallback: State) -> State {
+        let Ok(len) = len_of(&view.scenario) else {
             return fallback;
         };
-        let mut s = AppState {
-            generation: fallback.generation + 1,
-            ..fallback
-        };
-        s = s.with_run(view.scenario.clone(), run, view.compare.clone());
+        let mut s = fallback.with_scenario(view.scenario.clone(), view.compare.clone(), len);
         s.preset = view.preset.clone();
-        let pages = s.pages();
-        s.zoom = view.zoom.unwrap_or((0, pages));
+        s.zoom = view.zoom.unwrap_or((0, s.pages()));
         s.panels = view.panels;
         s.hidden_kinds = view.log.hidden.clone();
         s.log_text = view.log.text.clone();
@@ -344,37 +298,57 @@ impl AppState {
         s.predict = view.predict;
         s.question = None;
         s.playing = false;
-        let len = s.len();
-        let step = view.step.unwrap_or(len).min(len);
-        let mut ignored: Vec<Ignored> = ignored.to_vec();
-        s = match view.event {
-            Some(e) if step < len => {
-                let events = Rc::new(s.run.timeline.events_of(step + 1));
-                if (e as usize) < events.len() {
-                    s.inside(step, events, e as usize)
-                } else {
-                    ignored.push(Ignored {
-                        param: "ev".into(),
-                        reason: format!("access {} has {} events", step + 1, events.len()),
-                    });
-                    s.at(step)
-                }
-            }
-            _ => s.at(step),
-        };
-        s.banner = BannerMsg::ignored(&ignored);
+        s.step = view.step.unwrap_or(len).min(len);
+        s.pending_event = view.event;
+        s.ignored = ignored.to_vec();
+        s.banner = BannerMsg::ignored(ignored);
         s
+    }
+
+    /// The state of a view with nothing before it.
+    pub fn of_view(view: &View, ignored: &[Ignored]) -> State {
+        let blank = State {
+            scenario: view.scenario.clone(),
+            compare: Vec::new(),
+            preset: None,
+            len: 0,
+            built: None,
+            progress: None,
+            step: 0,
+            cursor: None,
+            pending_event: None,
+            ignored: Vec::new(),
+            playing: false,
+            speed_log2: 14,
+            zoom: (0, 0),
+            banner: None,
+            help: false,
+            mark: Mark::MajorFault,
+            hidden_kinds: BTreeSet::new(),
+            log_text: String::new(),
+            panels: Panels::default(),
+            mode: Mode::Full,
+            predict: None,
+            question: None,
+            blank: false,
+            open_text: false,
+            probe: None,
+            shared: None,
+        };
+        State::from_view(view, ignored, blank)
     }
 
     /// The view a link of this state restores.
     pub fn view(&self) -> View {
-        let len = self.len();
         View {
             preset: self.preset.clone(),
             scenario: self.scenario.clone(),
-            compare: self.compare_kernels(),
-            step: (self.step < len).then_some(self.step),
-            event: self.cursor.as_ref().map(|c| c.applied as u32),
+            compare: self.compare.clone(),
+            step: (self.step < self.len).then_some(self.step),
+            event: match (&self.cursor, self.pending_event) {
+                (Some(c), _) => Some(c.applied as u32),
+                (None, pending) => pending,
+            },
             zoom: (self.zoom != (0, self.pages())).then_some(self.zoom),
             panels: self.panels,
             log: LogFilter {
@@ -387,72 +361,62 @@ impl AppState {
         }
     }
 
-    pub fn len(&self) -> u64 {
-        self.run.timeline.len()
-    }
-
-    /// The kernels compared with the first.
-    pub fn compare_kernels(&self) -> Vec<Kernel> {
-        self.compare
-            .iter()
-            .map(|c| c.run.scenario.kernel.clone())
-            .collect()
-    }
-
     pub fn pages(&self) -> u64 {
         self.scenario.file_size.div_ceil(self.scenario.page_size)
     }
 
-    /// The events applied so far inside the current access.
-    pub fn applied_events(&self) -> &[Event] {
-        match &self.cursor {
-            Some(c) => &c.events[..c.applied],
-            None => &[],
-        }
+    /// The view's timelines, if built.
+    pub fn built(&self) -> Option<&Built> {
+        self.built.as_deref()
     }
 
-    fn next(self: &Rc<Self>) -> AppState {
-        AppState {
-            scenario: self.scenario.clone(),
-            run: self.run.clone(),
-            step: self.step,
-            cursor: self.cursor.clone(),
-            compare: self.compare.clone(),
-            playing: self.playing,
-            speed_log2: self.speed_log2,
-            zoom: self.zoom,
-            banner: self.banner.clone(),
-            help: self.help,
-            mark: self.mark,
-            hidden_kinds: self.hidden_kinds.clone(),
-            log_text: self.log_text.clone(),
-            panels: self.panels,
-            preset: self.preset.clone(),
-            mode: self.mode,
-            predict: self.predict,
-            question: self.question.clone(),
-            blank: self.blank,
-            open_text: self.open_text,
-            probe: self.probe.clone(),
-            shared: self.shared.clone(),
-            generation: self.generation + 1,
-        }
+    /// Side A's timeline, if built.
+    fn timeline(&self) -> Option<&Timeline> {
+        self.built().map(Built::first)
     }
 
-    /// Moves both runs to `step`, at an access boundary.
+    /// A new scenario and kernels: the timelines built for other ones go.
+    fn with_scenario(mut self, scenario: Scenario, compare: Vec<Kernel>, len: u64) -> Self {
+        let pages = scenario.file_size.div_ceil(scenario.page_size);
+        if self.pages() != pages {
+            self.zoom = (0, pages);
+        }
+        // A compared kernel the model refuses on this scenario is left out
+        // (a parsed link names it in its banner).
+        self.compare = compare
+            .into_iter()
+            .filter(|k| {
+                let mut other = scenario.clone();
+                other.kernel = k.clone();
+                other.config().is_ok()
+            })
+            .take(MAX_KERNELS - 1)
+            .collect();
+        self.scenario = scenario;
+        self.len = len;
+        if !self
+            .built()
+            .is_some_and(|b| b.is_of(&self.scenario, &self.compare))
+        {
+            self.built = None;
+            self.progress = None;
+        }
+        self.banner = None;
+        self.pending_event = None;
+        self.ignored.clear();
+        let step = self.step;
+        self.at(step)
+    }
+
+    /// At an access boundary.
     fn at(mut self, step: u64) -> Self {
-        let step = step.min(self.len());
-        self.run.seek(step);
-        for c in &self.compare {
-            c.run.seek(step);
-        }
-        self.step = step;
+        self.step = step.min(self.len);
         self.cursor = None;
         self
     }
 
-    /// Inside access `step + 1`, after `applied` of its events.
-    fn inside(self, step: u64, events: Rc<Vec<Event>>, applied: usize) -> Self {
+    /// Inside access `step + 1`, after `applied` of its `events`.
+    fn inside(self, step: u64, events: Vec<Event>, applied: usize) -> Self {
         let mut s = self.at(step);
         if applied == 0 {
             return s;
@@ -460,108 +424,124 @@ impl AppState {
         if applied >= events.len() {
             return s.at(step + 1);
         }
-        s.cursor = Some(EventCursor { events, applied });
+        s.cursor = Some(Cursor {
+            events: Kept::new(events),
+            applied,
+        });
         s
     }
 
-    fn with_run(mut self, scenario: Scenario, run: Rc<Run>, compare: Vec<Kernel>) -> Self {
-        let pages = scenario.file_size.div_ceil(scenario.page_size);
-        let step = self.step.min(run.timeline.len());
-        if self.pages() != pages {
-            self.zoom = (0, pages);
+    /// Takes up a link's position inside an access, now that the events
+    /// are known.
+    fn take_pending_event(mut self) -> Self {
+        let (Some(e), Some(t)) = (self.pending_event.take(), self.timeline()) else {
+            return self;
+        };
+        let step = self.step;
+        if step >= self.len {
+            return self;
         }
-        self.compare = compare
-            .into_iter()
-            .take(MAX_KERNELS - 1)
-            .filter_map(|k| {
-                let mut other = scenario.clone();
-                other.kernel = k;
-                let crun = Run::new(&other).ok()?;
-                let first_diff = run.timeline.first_difference(&crun.timeline);
-                Some(Compare {
-                    run: crun,
-                    first_diff,
-                })
-            })
-            .collect();
-        self.scenario = scenario;
-        self.run = run;
-        self.banner = None;
-        self.at(step)
+        let events = t.events_of(step + 1);
+        if (e as usize) < events.len() {
+            self.inside(step, events, e as usize)
+        } else {
+            self.ignored.push(Ignored {
+                param: "ev".into(),
+                reason: format!("access {} has {} events", step + 1, events.len()),
+            });
+            self.banner = BannerMsg::ignored(&self.ignored);
+            self
+        }
+    }
+
+    fn rejected(mut self, field: String, message: String) -> Self {
+        self.banner = Some(BannerMsg::rejected(field, message));
+        self
     }
 }
 
-impl Reducible for AppState {
+impl Reducible for State {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let s = (*self).clone();
         let next = match action {
-            Action::Apply(scenario) => match Run::new(&scenario) {
-                Ok(run) => {
-                    let compare = self.compare_kernels();
-                    let mut s = self.next().with_run(scenario, run, compare);
+            Action::Apply(scenario) => match len_of(&scenario) {
+                Ok(len) => {
+                    let compare = s.compare.clone();
+                    let mut s = s.with_scenario(scenario, compare, len);
                     s.preset = None;
                     s
                 }
-                Err((field, message)) => {
-                    let mut s = self.next();
-                    s.banner = Some(BannerMsg::rejected(field, message));
-                    s
-                }
+                Err((field, message)) => s.rejected(field, message),
             },
-            Action::Preset(view) => match Run::new(&view.scenario) {
-                Ok(run) => {
+            Action::Preset(view) => match len_of(&view.scenario) {
+                Ok(len) => {
                     let View {
                         scenario,
                         compare,
                         preset,
                         ..
                     } = *view;
-                    let mut s = self.next().with_run(scenario, run, compare);
+                    let mut s = s.with_scenario(scenario, compare, len);
                     s.preset = preset;
-                    let end = s.len();
-                    s.at(end)
+                    s.at(len)
                 }
-                Err((field, message)) => {
-                    let mut s = self.next();
-                    s.banner = Some(BannerMsg::rejected(field, message));
-                    s
-                }
+                Err((field, message)) => s.rejected(field, message),
             },
             Action::CompareWith(place, kernel) => {
-                let mut kernels = self.compare_kernels();
+                let mut kernels = s.compare.clone();
                 match kernel {
                     Some(k) if place < kernels.len() => kernels[place] = k,
                     Some(k) => kernels.push(k),
                     None if place < kernels.len() => {
                         kernels.remove(place);
                     }
-                    None => {}
+                    None => return self,
                 }
-                let scenario = self.scenario.clone();
-                let run = self.run.clone();
-                self.next().with_run(scenario, run, kernels)
+                let (scenario, len) = (s.scenario.clone(), s.len);
+                s.with_scenario(scenario, kernels, len)
             }
-            Action::Seek(step) => self.next().at(step),
+            Action::Progress(p) => {
+                if s.built.is_some() {
+                    return self;
+                }
+                let mut s = s;
+                s.progress = Some(p);
+                s
+            }
+            Action::Built(built) => {
+                if !built.is_of(&s.scenario, &s.compare) {
+                    return self;
+                }
+                let mut s = s;
+                s.built = Some(built);
+                s.progress = None;
+                s.take_pending_event()
+            }
+            Action::Seek(step) => s.at(step),
             Action::StepBy(d) => {
-                let step = self.step.saturating_add_signed(d);
-                let mut s = self.next();
+                let step = s.step.saturating_add_signed(d);
+                let mut s = s;
                 s.playing = false;
                 s.at(step)
             }
             Action::StepEvent(forward) => {
-                let mut s = self.next();
+                let Some(t) = self.timeline() else {
+                    return self;
+                };
+                let mut s = s;
                 s.playing = false;
                 let step = s.step;
                 match (s.cursor.clone(), forward) {
-                    (Some(c), true) => s.inside(step, c.events, c.applied + 1),
-                    (Some(c), false) => s.inside(step, c.events, c.applied - 1),
-                    (None, true) if step < s.len() => {
-                        let events = Rc::new(s.run.timeline.events_of(step + 1));
+                    (Some(c), true) => s.inside(step, c.events.to_vec(), c.applied + 1),
+                    (Some(c), false) => s.inside(step, c.events.to_vec(), c.applied - 1),
+                    (None, true) if step < s.len => {
+                        let events = t.events_of(step + 1);
                         s.inside(step, events, 1)
                     }
                     (None, false) if step > 0 => {
-                        let events = Rc::new(s.run.timeline.events_of(step));
+                        let events = t.events_of(step);
                         let applied = events.len().saturating_sub(1);
                         s.inside(step - 1, events, applied)
                     }
@@ -569,47 +549,47 @@ impl Reducible for AppState {
                 }
             }
             Action::JumpToEvent(step, index) => {
-                let events = Rc::new(self.run.timeline.events_of(step + 1));
-                let mut s = self.next();
+                let Some(t) = self.timeline() else {
+                    return self;
+                };
+                let events = t.events_of(step + 1);
+                let mut s = s;
                 s.playing = false;
                 s.inside(step, events, index + 1)
             }
             Action::Tick(n) => {
-                let step = self.step + n;
-                let mut s = self.next().at(step);
-                if s.step >= s.len() {
+                let step = s.step + n;
+                let mut s = s.at(step);
+                if s.step >= s.len {
                     s.playing = false;
                 }
                 s
             }
             Action::TogglePlay => {
-                let mut s = self.next();
+                let mut s = s;
                 s.playing = !s.playing;
-                if s.playing && s.step >= s.len() {
+                if s.playing && s.step >= s.len {
                     s = s.at(0);
                 }
                 s
             }
-            Action::SetSpeed(v) => {
-                let mut s = self.next();
-                s.speed_log2 = v.min(22);
-                s
-            }
-            Action::SetMark(m) => {
-                let mut s = self.next();
-                s.mark = m;
-                s
-            }
+            Action::SetSpeed(v) => State {
+                speed_log2: v.min(22),
+                ..s
+            },
+            Action::SetMark(mark) => State { mark, ..s },
             Action::JumpMark(forward) => {
-                let t = &self.run.timeline;
+                let Some(t) = self.timeline() else {
+                    return self;
+                };
                 let target = if forward {
-                    t.next_mark(self.mark, self.step)
+                    t.next_mark(s.mark, s.step)
                 } else {
-                    t.prev_mark(self.mark, self.step)
+                    t.prev_mark(s.mark, s.step)
                 };
                 match target {
                     Some(step) => {
-                        let mut s = self.next();
+                        let mut s = s;
                         s.playing = false;
                         s.at(step)
                     }
@@ -617,33 +597,31 @@ impl Reducible for AppState {
                 }
             }
             Action::Zoom(first, end) => {
-                let pages = self.pages();
+                let pages = s.pages();
                 let end = end.min(pages);
                 let first = first.min(end.saturating_sub(1));
-                let mut s = self.next();
-                s.zoom = (first, end.max(first + 1));
-                s
+                State {
+                    zoom: (first, end.max(first + 1)),
+                    ..s
+                }
             }
             Action::ZoomReset => {
-                let pages = self.pages();
-                let mut s = self.next();
-                s.zoom = (0, pages);
-                s
+                let pages = s.pages();
+                State {
+                    zoom: (0, pages),
+                    ..s
+                }
             }
             Action::ToggleKind(k) => {
-                let mut s = self.next();
+                let mut s = s;
                 if !s.hidden_kinds.remove(&k) {
                     s.hidden_kinds.insert(k);
                 }
                 s
             }
-            Action::LogText(t) => {
-                let mut s = self.next();
-                s.log_text = t;
-                s
-            }
+            Action::LogText(log_text) => State { log_text, ..s },
             Action::TogglePanel(p) => {
-                let mut s = self.next();
+                let mut s = s;
                 match p {
                     Panel::Xarray => s.panels.xarray = !s.panels.xarray,
                     Panel::Log => s.panels.log = !s.panels.log,
@@ -651,61 +629,45 @@ impl Reducible for AppState {
                 }
                 s
             }
-            Action::Reject(field, message) => {
-                let mut s = self.next();
-                s.banner = Some(BannerMsg::rejected(field, message));
-                s
-            }
-            Action::DismissBanner => {
-                let mut s = self.next();
-                s.banner = None;
-                s
-            }
-            Action::ToggleHelp => {
-                let mut s = self.next();
-                s.help = !s.help;
-                s
-            }
+            Action::Reject(field, message) => s.rejected(field, message),
+            Action::DismissBanner => State { banner: None, ..s },
+            Action::ToggleHelp => State { help: !s.help, ..s },
             Action::OpenView(view, ignored) => {
-                let mut fallback = self.next();
+                let mut fallback = s;
                 fallback.banner = BannerMsg::ignored(&ignored);
-                let mut s = AppState::from_view(&view, &ignored, fallback);
+                let mut s = State::from_view(&view, &ignored, fallback);
                 s.probe = None;
                 s.open_text = false;
                 s
             }
-            Action::SetMode(m) => {
-                let mut s = self.next();
-                s.mode = m;
-                s.blank = false;
-                s
-            }
-            Action::ToggleBlank => {
-                let mut s = self.next();
-                s.blank = !s.blank;
-                s
-            }
-            Action::SetPredict(m) => {
-                let mut s = self.next();
-                s.predict = m;
-                s.question = None;
-                s
-            }
+            Action::SetMode(mode) => State {
+                mode,
+                blank: false,
+                ..s
+            },
+            Action::ToggleBlank => State {
+                blank: !s.blank,
+                ..s
+            },
+            Action::SetPredict(predict) => State {
+                predict,
+                question: None,
+                ..s
+            },
             Action::Ask => {
-                let Some(mark) = self.predict else {
+                let (Some(mark), Some(t)) = (self.predict, self.timeline()) else {
                     return self;
                 };
-                match crate::predict::question(&self.run.timeline, mark, self.step) {
+                match crate::predict::question(t, mark, self.step) {
                     Some(q) => {
                         let ask_at = q.ask_at;
-                        let mut s = self.next();
+                        let mut s = s;
                         s.playing = false;
                         s.question = Some(q);
                         s.at(ask_at)
                     }
-                    None => {
-                        let mut s = self.next();
-                        s.banner = Some(BannerMsg {
+                    None => State {
+                        banner: Some(BannerMsg {
                             field: "predict".into(),
                             message: format!(
                                 "no {} after step {}",
@@ -713,59 +675,232 @@ impl Reducible for AppState {
                                 self.step
                             ),
                             note: "the run ends first",
-                        });
-                        s
-                    }
+                        }),
+                        ..s
+                    },
                 }
             }
             Action::Answer(given) => {
-                let Some(mut q) = self.question.clone() else {
+                let Some(mut q) = s.question.clone() else {
                     return self;
                 };
                 q.given = Some(given);
                 let reveal_at = q.reveal_at;
-                let mut s = self.next();
+                let mut s = s;
                 s.question = Some(q);
                 s.at(reveal_at)
             }
-            Action::CloseQuestion => {
-                let mut s = self.next();
-                s.question = None;
-                s
-            }
-            Action::ShowOpenText(open) => {
-                let mut s = self.next();
-                s.open_text = open;
-                s
-            }
-            Action::Shared(text) => {
-                let mut s = self.next();
-                s.shared = text;
-                s
-            }
-            Action::Probe(overlay, scenario, step) => match Run::new(&scenario) {
-                Ok(run) => {
-                    let mut s = self.next().with_run(scenario, run, Vec::new());
+            Action::CloseQuestion => State {
+                question: None,
+                ..s
+            },
+            Action::ShowOpenText(open_text) => State { open_text, ..s },
+            Action::Shared(shared) => State { shared, ..s },
+            Action::Probe(overlay, scenario, step) => match len_of(&scenario) {
+                Ok(len) => {
+                    let mut s = s.with_scenario(scenario, Vec::new(), len);
                     s.preset = None;
                     s.probe = Some(overlay);
                     s.at(step)
                 }
-                Err((field, message)) => {
-                    let mut s = self.next();
-                    s.banner = Some(BannerMsg {
+                Err((field, message)) => State {
+                    banner: Some(BannerMsg {
                         field: format!("probe report {field}"),
                         message,
                         note: "the report was not loaded",
-                    });
-                    s
-                }
+                    }),
+                    ..s
+                },
             },
-            Action::CloseProbe => {
-                let mut s = self.next();
-                s.probe = None;
-                s
-            }
+            Action::CloseProbe => State { probe: None, ..s },
         };
         Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folioscope_core::{Config, Lockstep, Madvise, Pattern};
+
+    fn scenario() -> Scenario {
+        Scenario {
+            file_size: 8 << 20,
+            pattern: Pattern::Rev,
+            madvise: Madvise::Hugepage,
+            ..Scenario::default()
+        }
+    }
+
+    fn view(scenario: Scenario, compare: Vec<Kernel>) -> View {
+        View {
+            scenario,
+            compare,
+            ..View::default()
+        }
+    }
+
+    /// The view's timelines, built as `use_build` builds them.
+    fn built(s: &State) -> Kept<Built> {
+        let scenarios: Vec<Scenario> = std::iter::once(s.scenario.clone())
+            .chain(s.compare.iter().map(|k| Scenario {
+                kernel: k.clone(),
+                ..s.scenario.clone()
+            }))
+            .collect();
+        let cfgs: Vec<(Config, bool)> = scenarios
+            .iter()
+            .map(|s| (s.config().unwrap(), true))
+            .collect();
+        let (timelines, diffs) = Lockstep::new(cfgs, 16 << 20).finish();
+        Kept::new(Built {
+            scenario: s.scenario.clone(),
+            sides: scenarios
+                .iter()
+                .zip(timelines)
+                .enumerate()
+                .map(|(i, (sc, t))| BuiltSide {
+                    kernel: sc.kernel.clone(),
+                    timeline: Rc::new(t.unwrap()),
+                    first_diff: if i == 0 { None } else { diffs[i - 1] },
+                })
+                .collect(),
+        })
+    }
+
+    fn reduce(s: State, a: Action) -> State {
+        (*Rc::new(s).reduce(a)).clone()
+    }
+
+    /// A state with its timelines built, at `step`.
+    fn ready_at(step: u64) -> State {
+        let s = State::of_view(&view(scenario(), Vec::new()), &[]);
+        let b = built(&s);
+        reduce(reduce(s, Action::Built(b)), Action::Seek(step))
+    }
+
+    #[test]
+    fn opening_a_view_builds_nothing_and_knows_its_length() {
+        let s = State::of_view(&view(scenario(), vec![Kernel::v6_18()]), &[]);
+        assert!(s.built.is_none() && s.progress.is_none());
+        assert_eq!(s.len, 2048, "a backward walk touches each of 2048 pages");
+        assert_eq!(s.step, s.len, "a view without a step is at the end");
+        let mut other = scenario();
+        other.file_size = 4 << 20;
+        let s = reduce(s, Action::Apply(other));
+        assert!(s.built.is_none());
+        assert_eq!((s.len, s.zoom), (1024, (0, 1024)));
+    }
+
+    #[test]
+    fn timelines_of_another_view_are_refused() {
+        let s = State::of_view(&view(scenario(), Vec::new()), &[]);
+        let stale = built(&s);
+        let mut other = scenario();
+        other.read_ahead_kb = 128;
+        let s = reduce(s, Action::Apply(other));
+        let before = Rc::new(s);
+        let after = before.clone().reduce(Action::Built(stale));
+        assert!(Rc::ptr_eq(&before, &after), "the state did not change");
+        let fresh = built(&before);
+        let after = before.clone().reduce(Action::Built(fresh.clone()));
+        assert_eq!(after.built, Some(fresh));
+    }
+
+    #[test]
+    fn a_rejected_scenario_keeps_the_last_good_one() {
+        let s = ready_at(10);
+        let mut bad = scenario();
+        bad.page_size = 3000;
+        let r = reduce(s.clone(), Action::Apply(bad));
+        assert_eq!(r.scenario, s.scenario);
+        assert_eq!(r.built, s.built);
+        let b = r.banner.expect("a banner");
+        assert!(b.field.contains("page"), "{}", b.field);
+    }
+
+    /// A step whose next access faults, so that it makes many events.
+    fn before_a_fault(s: &State) -> u64 {
+        s.built().unwrap().first().marks(Mark::MajorFault)[1] - 1
+    }
+
+    #[test]
+    fn stepping_through_an_access_event_by_event_ends_at_the_next_step() {
+        let k = before_a_fault(&ready_at(0));
+        let s = ready_at(k);
+        let events = s.built().unwrap().first().events_of(k + 1);
+        assert!(events.len() > 1, "access {} makes several events", k + 1);
+        let mut s = reduce(s, Action::StepEvent(true));
+        assert_eq!((s.step, s.cursor.as_ref().map(|c| c.applied)), (k, Some(1)));
+        assert_eq!(s.cursor.as_ref().unwrap().applied_events(), &events[..1]);
+        for k in 2..events.len() {
+            s = reduce(s, Action::StepEvent(true));
+            assert_eq!(s.cursor.as_ref().map(|c| c.applied), Some(k));
+        }
+        s = reduce(s, Action::StepEvent(true));
+        assert_eq!((s.step, s.cursor.is_none()), (k + 1, true));
+        // And back: into the access, at its last event but one.
+        s = reduce(s, Action::StepEvent(false));
+        assert_eq!(
+            (s.step, s.cursor.as_ref().map(|c| c.applied)),
+            (k, Some(events.len() - 1))
+        );
+    }
+
+    #[test]
+    fn seeks_clamp_and_marks_jump_where_the_timeline_has_them() {
+        let s = reduce(ready_at(0), Action::Seek(u64::MAX));
+        assert_eq!(s.step, s.len);
+        let s = reduce(s, Action::Seek(0));
+        let s = reduce(s, Action::JumpMark(true));
+        let marks = s.built().unwrap().first().marks(Mark::MajorFault).to_vec();
+        assert_eq!(s.step, marks[0]);
+        let s = reduce(s, Action::JumpMark(true));
+        assert_eq!(s.step, marks[1]);
+        let s = reduce(s, Action::JumpMark(false));
+        assert_eq!(s.step, marks[0]);
+    }
+
+    #[test]
+    fn a_links_event_is_taken_up_once_built() {
+        let mut v = view(scenario(), Vec::new());
+        v.step = Some(before_a_fault(&ready_at(0)));
+        v.event = Some(2);
+        let s = State::of_view(&v, &[]);
+        assert_eq!((s.pending_event, s.cursor.is_none()), (Some(2), true));
+        assert_eq!(s.view().event, Some(2), "the link keeps it meanwhile");
+        let b = built(&s);
+        let s = reduce(s, Action::Built(b.clone()));
+        assert_eq!(s.cursor.as_ref().map(|c| c.applied), Some(2));
+        // One past the access's events: named in the banner, at the step.
+        v.event = Some(10_000);
+        let s = reduce(State::of_view(&v, &[]), Action::Built(b));
+        assert!(s.cursor.is_none());
+        assert!(s.banner.unwrap().message.contains("ev"));
+    }
+
+    #[test]
+    fn comparing_changes_the_kernels_and_waits_for_their_timelines() {
+        let s = ready_at(5);
+        let k = folioscope_scenario::parse::parse_kernel_label("v7.4-rc2").unwrap();
+        let s = reduce(s, Action::CompareWith(0, Some(k.clone())));
+        assert_eq!(s.compare, vec![k.clone()]);
+        assert!(s.built.is_none(), "the view waits for the compared kernel");
+        assert_eq!(s.step, 5);
+        let b = built(&s);
+        let s = reduce(s, Action::Built(b));
+        assert_eq!(s.built().unwrap().sides.len(), 2);
+        let s = reduce(s, Action::CompareWith(0, None));
+        assert!(s.compare.is_empty() && s.built.is_none());
+    }
+
+    #[test]
+    fn states_compare_by_value() {
+        let s = ready_at(3);
+        let a = reduce(reduce(s.clone(), Action::Seek(7)), Action::Seek(9));
+        let b = reduce(s.clone(), Action::Seek(9));
+        assert_eq!(a, b, "the same view, however it was reached");
+        assert_ne!(a, s);
+        assert_eq!(reduce(a.clone(), Action::ToggleHelp).help, !a.help);
     }
 }

@@ -6,12 +6,12 @@
 //! a checkpoint, to the end, and back. Every render happens before the
 //! browser paints, so the user sees nothing.
 
-use crate::state::{Action, AppState};
+use crate::state::{Action, State};
 
 /// Jumps to each of `stops`, then back to `step` (inside its access after
 /// `applied` events), letting the app render each before the next frame.
 pub async fn rehearse_jumps(
-    d: &yew::UseReducerDispatcher<AppState>,
+    d: &yew::UseReducerDispatcher<State>,
     stops: &[u64],
     step: u64,
     applied: Option<usize>,

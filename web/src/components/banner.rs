@@ -3,19 +3,16 @@
 
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::{use_handles, use_ui};
 use crate::state::Action;
 
 #[component]
 pub fn Banner() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let Some(b) = state.banner.clone() else {
+    let d = use_handles().dispatch;
+    let Some(b) = use_ui().banner else {
         return html! {};
     };
-    let dismiss = {
-        let d = state.dispatcher();
-        Callback::from(move |_| d.dispatch(Action::DismissBanner))
-    };
+    let dismiss = { Callback::from(move |_| d.dispatch(Action::DismissBanner)) };
     html! {
         <div class="banner" role="alert" data-testid="banner">
             <strong>{ format!("{}: ", b.field) }</strong>{ b.message }

@@ -3,21 +3,22 @@
 
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::{use_handles, use_setup};
 use crate::state::Action;
 
 #[component]
 pub fn CompareBar() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    if state.compare.is_empty() {
+    let d = use_handles().dispatch;
+    let setup = use_setup();
+    let Some(built) = setup.built.filter(|_| !setup.compare.is_empty()) else {
         return html! {};
-    }
-    let a = state.run.scenario.kernel.label();
-    let lines = state.compare.iter().map(|c| {
-        let b = c.run.scenario.kernel.label();
+    };
+    let a = setup.scenario.kernel.label();
+    let lines = built.sides[1..].iter().map(|c| {
+        let b = c.kernel.label();
         match c.first_diff {
             Some(step) => {
-                let d = state.dispatcher();
+                let d = d.clone();
                 html! {
                     <div>
                         { format!("{a} and {b} first differ after access {step}. ") }

@@ -6,15 +6,16 @@ use folioscope_core::Mark;
 use folioscope_scenario::describe;
 use yew::prelude::*;
 
-use crate::app::AppContext;
 use crate::components::svg_paths::SvgPaths;
+use crate::context::{use_handles, use_moment, use_setup, use_ui};
 use crate::state::Action;
 
 #[component]
 pub fn Controls() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let d = state.dispatcher();
-    let len = state.len();
+    let d = use_handles().dispatch;
+    let len = use_setup().len;
+    let moment = use_moment();
+    let ui = use_ui();
     let act = |a: fn() -> Action| {
         let d = d.clone();
         Callback::from(move |_: MouseEvent| d.dispatch(a()))
@@ -61,7 +62,7 @@ pub fn Controls() -> Html {
             }
         })
     };
-    let inside = state
+    let inside = moment
         .cursor
         .as_ref()
         .map(|c| format!(" · event {} of {}", c.applied, c.events.len()));
@@ -72,7 +73,7 @@ pub fn Controls() -> Html {
                 <button data-testid="ev-back" onclick={act(|| Action::StepEvent(false))} title="one event back (shift+←)">{ "◀ event" }</button>
                 <button data-testid="back" onclick={act(|| Action::StepBy(-1))} title="one access back (←)">{ "◀" }</button>
                 <button data-testid="play" class="play" onclick={act(|| Action::TogglePlay)} title="play / pause (space)">
-                    { if state.playing { "pause" } else { "play" } }
+                    { if ui.playing { "pause" } else { "play" } }
                 </button>
                 <button data-testid="fwd" onclick={act(|| Action::StepBy(1))} title="one access forward (→)">{ "▶" }</button>
                 <button data-testid="ev-fwd" onclick={act(|| Action::StepEvent(true))} title="one event forward (shift+→)">{ "event ▶" }</button>
@@ -80,22 +81,22 @@ pub fn Controls() -> Html {
                 <span class="group">
                     <button data-testid="prev-mark" onclick={act(|| Action::JumpMark(false))} title="previous of this kind">{ "◀ prev" }</button>
                     <select data-testid="mark" onchange={onmark} aria-label="event kind to jump to">
-                        { for Mark::ALL.iter().map(|m| html! { <option value={describe::mark(*m)} selected={*m == state.mark}>{ describe::mark(*m) }</option> }) }
+                        { for Mark::ALL.iter().map(|m| html! { <option value={describe::mark(*m)} selected={*m == ui.mark}>{ describe::mark(*m) }</option> }) }
                     </select>
                     <button data-testid="next-mark" onclick={act(|| Action::JumpMark(true))} title="next of this kind">{ "next ▶" }</button>
                 </span>
                 <label class="speed">{ "speed " }
                     <select onchange={onspeed} data-testid="speed">
                         { for [4u32, 8, 10, 12, 14, 16, 18, 20, 22].iter().map(|&v| html! {
-                            <option value={v.to_string()} selected={state.speed_log2 == v}>{ format!("{} accesses/s", 1u64 << v) }</option>
+                            <option value={v.to_string()} selected={ui.speed_log2 == v}>{ format!("{} accesses/s", 1u64 << v) }</option>
                         }) }
                     </select>
                 </label>
-                if state.mode != folioscope_scenario::link::Mode::Embed {
+                if ui.mode != folioscope_scenario::link::Mode::Embed {
                     <crate::components::question::PredictControls />
                 }
                 <label class="jump">{ "step " }
-                    <input type="text" data-testid="jump" size="9" value={state.step.to_string()} onchange={onjump} aria-label="jump to step" />
+                    <input type="text" data-testid="jump" size="9" value={moment.step.to_string()} onchange={onjump} aria-label="jump to step" />
                     <span class="muted">{ format!(" of {len}") }{ inside }</span>
                 </label>
             </div>
@@ -110,19 +111,23 @@ struct ScrubberProps {
 }
 
 /// The range input over a strip of event density, with the marks of the
-/// chosen kind and the first difference of compare mode.
+/// chosen kind and the first difference of compare mode. The density and
+/// the marks change only with the view's timelines and the kind: each is
+/// one SVG path, built once.
 #[component]
 fn Scrubber(props: &ScrubberProps) -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let len = state.len().max(1);
-    // Density bars and mark ticks change only with the run and the mark
-    // kind: each is one SVG path, built once.
-    let key = (std::rc::Rc::as_ptr(&state.run) as usize, state.mark);
+    let setup = use_setup();
+    let mark = use_ui().mark;
+    let step = use_moment().step;
+    let len = setup.len.max(1);
     let shapes = {
-        let run = state.run.clone();
-        let mark = state.mark;
-        use_memo(key, move |_| {
-            let (density, _bucket) = run.timeline.density();
+        let built = setup.built.clone();
+        use_memo((built.clone(), mark), move |_| {
+            let Some(built) = built else {
+                return Vec::new();
+            };
+            let t = built.first();
+            let (density, _bucket) = t.density();
             let max = density.iter().copied().max().unwrap_or(1).max(1) as f64;
             let n = density.len().max(1) as f64;
             let w = (1000.0 / n).max(0.6);
@@ -137,7 +142,7 @@ fn Scrubber(props: &ScrubberProps) -> Html {
                     -w
                 ));
             }
-            let marks = run.timeline.marks(mark);
+            let marks = t.marks(mark);
             let stride = (marks.len() / 2000).max(1);
             let mut ticks = String::new();
             for &s in marks.iter().step_by(stride) {
@@ -149,11 +154,15 @@ fn Scrubber(props: &ScrubberProps) -> Html {
             ]
         })
     };
-    let diff = state.compare.iter().filter_map(|c| c.first_diff).map(|s| {
-        let x = s as f64 / len as f64 * 1000.0;
-        html! { <line x1={format!("{x:.2}")} x2={format!("{x:.2}")} y1="0" y2="26" class="diff-line" /> }
-    });
-    let cursor = state.step as f64 / len as f64 * 1000.0;
+    let diff = setup
+        .built
+        .iter()
+        .flat_map(|b| b.sides.iter().filter_map(|s| s.first_diff))
+        .map(|s| {
+            let x = s as f64 / len as f64 * 1000.0;
+            html! { <line x1={format!("{x:.2}")} x2={format!("{x:.2}")} y1="0" y2="26" class="diff-line" /> }
+        });
+    let cursor = step as f64 / len as f64 * 1000.0;
     html! {
         <div class="scrubber-wrap">
             <div class="density-box">
@@ -165,7 +174,7 @@ fn Scrubber(props: &ScrubberProps) -> Html {
                     <line x1={format!("{cursor:.2}")} x2={format!("{cursor:.2}")} y1="0" y2="26" class="cursor-line" />
                 </svg>
             </div>
-            <input class="scrubber" type="range" min="0" max={state.len().to_string()} value={state.step.to_string()}
+            <input class="scrubber" type="range" min="0" max={setup.len.to_string()} value={step.to_string()}
                 oninput={props.onscrub.clone()} data-testid="scrubber" aria-label="step" />
         </div>
     }

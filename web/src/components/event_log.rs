@@ -6,8 +6,9 @@ use folioscope_core::EventKind;
 use folioscope_scenario::text::event_line;
 use yew::prelude::*;
 
-use crate::app::AppContext;
-use crate::state::{Action, LogLine};
+use crate::context::{use_handles, use_moment, use_setup, use_ui};
+use crate::seekers::{LogLine, LOG_ACCESSES};
+use crate::state::Action;
 
 /// Lines listed at most; the newest are kept.
 const SHOWN: usize = 60;
@@ -19,16 +20,24 @@ const VIEW_PX: usize = 320;
 
 #[component]
 pub fn EventLog() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let d = state.dispatcher();
-    let text = state.log_text.to_lowercase();
+    let d = use_handles().dispatch;
+    let setup = use_setup();
+    let moment = use_moment();
+    let ui = use_ui();
+    let seekers = use_handles().seekers;
+    let text = ui.log_text.to_lowercase();
     // The log's lines: the recorded history, then the events applied so
     // far inside the current access.
-    let mut lines: Vec<LogLine> = state.run.recent.borrow().lines.iter().copied().collect();
-    if let Some(c) = &state.cursor {
-        for (i, e) in c.events.iter().enumerate().take(c.applied) {
+    let mut lines: Vec<LogLine> = match &setup.built {
+        Some(built) => seekers.0.with(built, 0, moment.step, |_, log| {
+            log.lines.iter().copied().collect()
+        }),
+        None => Vec::new(),
+    };
+    if let Some(c) = &moment.cursor {
+        for (i, e) in c.applied_events().iter().enumerate() {
             lines.push(LogLine {
-                access: state.step + 1,
+                access: moment.step + 1,
                 index: i,
                 event: *e,
             });
@@ -39,7 +48,7 @@ pub fn EventLog() -> Html {
     let listed: Vec<(LogLine, Option<String>)> = lines
         .into_iter()
         .rev()
-        .filter(|l| !state.hidden_kinds.contains(&l.event.kind()))
+        .filter(|l| !ui.hidden_kinds.contains(&l.event.kind()))
         .filter_map(|l| {
             if text.is_empty() {
                 return Some((l, None));
@@ -49,14 +58,17 @@ pub fn EventLog() -> Html {
         })
         .take(SHOWN)
         .collect();
-    let empty = listed.is_empty() && state.log_text.is_empty() && state.hidden_kinds.is_empty();
-    let current = state
+    let empty = setup.built.is_some()
+        && listed.is_empty()
+        && ui.log_text.is_empty()
+        && ui.hidden_kinds.is_empty();
+    let current = moment
         .cursor
         .as_ref()
-        .map(|c| (state.step + 1, c.applied - 1));
+        .map(|c| (moment.step + 1, c.applied - 1));
     // A move in time brings the newest line back into sight: the scroll
     // offset counts only while the log shows the same moment.
-    let anchor = (state.step, state.cursor.as_ref().map(|c| c.applied));
+    let anchor = (moment.step, moment.cursor.as_ref().map(|c| c.applied));
     let scroll = use_state(|| (anchor, 0usize));
     // The list's offset as of its last scroll event: reading scrollTop
     // back in the effect would force a layout in the middle of a jump.
@@ -112,7 +124,7 @@ pub fn EventLog() -> Html {
     let kinds = EventKind::ALL.iter().map(|k| {
         let d = d.clone();
         let k = *k;
-        let on = !state.hidden_kinds.contains(&k);
+        let on = !ui.hidden_kinds.contains(&k);
         html! {
             <label class="kind">
                 <input type="checkbox" checked={on} data-testid={format!("kind-{}", k.name())}
@@ -132,10 +144,10 @@ pub fn EventLog() -> Html {
             <h2>{ "events" }</h2>
             <div class="log-filters">
                 { for kinds }
-                <input type="search" placeholder="filter text" value={state.log_text.clone()} oninput={ontext} data-testid="log-filter" />
+                <input type="search" placeholder="filter text" value={ui.log_text.clone()} oninput={ontext} data-testid="log-filter" />
             </div>
             if empty {
-                <p class="muted" data-testid="log-empty">{ format!("No events in the last {} accesses: every page they touched was mapped already.", crate::state::LOG_ACCESSES) }</p>
+                <p class="muted" data-testid="log-empty">{ format!("No events in the last {} accesses: every page they touched was mapped already.", LOG_ACCESSES) }</p>
             }
             <ol ref={list_ref} class="log-lines" data-testid="log-lines" data-lines={listed.len().to_string()} {onscroll}>
                 <li class="log-spacer" style={format!("height:{above}px")} aria-hidden="true"></li>

@@ -1,19 +1,21 @@
 //! The file strip: the whole file, or the zoomed range, as one canvas row.
 //! The wheel zooms around the pointer; a drag selects a range to zoom to;
 //! a double click zooms back out. At single-page zoom, page indices show.
+//! A strip reads the view's setup, the moment and the zoom, and draws the
+//! machine the seekers hold at that moment.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use folioscope_core::{Event, Span};
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::{use_handles, use_moment, use_setup, use_zoom, Moment, Zoom};
 use crate::palette;
-use crate::state::{Action, AppState, Run};
-use folioscope_core::Span;
-
+use crate::seekers::SeekersHandle;
+use crate::state::{Action, Built, Kept};
 use crate::strip;
 
 /// The pixel buffer, reused from frame to frame.
@@ -29,9 +31,9 @@ fn canvas_width(canvas: &HtmlCanvasElement) -> u32 {
         .unwrap_or(1000)
 }
 
-/// Which run a strip or panel shows: the first kernel, or one of those
+/// Which kernel a strip or panel shows: the first, or one of those
 /// compared with it (B is `Compared(0)`, C `Compared(1)`).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
     A,
     Compared(usize),
@@ -46,11 +48,11 @@ impl Side {
         }
     }
 
-    /// The side's run, if it is on screen.
-    pub fn run(self, state: &AppState) -> Option<Rc<Run>> {
+    /// The side's place among the view's kernels.
+    pub fn index(self) -> usize {
         match self {
-            Side::A => Some(state.run.clone()),
-            Side::Compared(i) => state.compare.get(i).map(|c| c.run.clone()),
+            Side::A => 0,
+            Side::Compared(i) => i + 1,
         }
     }
 }
@@ -62,7 +64,11 @@ pub struct StripProps {
 
 #[component]
 pub fn FileStrip(props: &StripProps) -> Html {
-    let state = use_context::<AppContext>().expect("app context");
+    let d = use_handles().dispatch;
+    let setup = use_setup();
+    let moment = use_moment();
+    let zoom = use_zoom();
+    let seekers = use_handles().seekers;
     let side = props.side;
     let canvas_ref = use_node_ref();
     let buffers = use_mut_ref(Buffers::default);
@@ -92,23 +98,33 @@ pub fn FileStrip(props: &StripProps) -> Html {
         });
     }
 
-    // Draw after every change of state or size.
+    // Draw after every change of what the strip shows, or of its size.
     {
         let canvas_ref = canvas_ref.clone();
-        let state = state.clone();
         let buffers = buffers.clone();
+        let seekers = seekers.clone();
         let w = *width;
-        use_effect_with((state.generation, w), move |_| {
-            draw(&canvas_ref, &state, &buffers, w, side);
+        let shown = (setup.built.clone(), moment.clone(), zoom, w);
+        use_effect_with(shown, move |(built, moment, zoom, w)| match built {
+            Some(built) => draw(
+                &canvas_ref,
+                &seekers,
+                built,
+                moment,
+                *zoom,
+                &buffers,
+                *w,
+                side,
+            ),
+            None => draw_waiting(&canvas_ref, *w),
         });
     }
 
     let view_of = {
-        let state = state.clone();
         let width = *width;
         move || Span {
-            first: state.zoom.0,
-            end: state.zoom.1,
+            first: zoom.first,
+            end: zoom.end,
             bins: width.max(1),
         }
     };
@@ -118,9 +134,8 @@ pub fn FileStrip(props: &StripProps) -> Html {
     // page from scrolling.
     {
         let canvas_ref = canvas_ref.clone();
-        let state = state.clone();
-        let view_of = view_of.clone();
-        use_effect_with((state.generation, *width), move |_| {
+        let d = d.clone();
+        use_effect_with((zoom, *width), move |_| {
             let listener = canvas_ref.cast::<HtmlCanvasElement>().map(|canvas| {
                 let options = gloo::events::EventListenerOptions::enable_prevent_default();
                 gloo::events::EventListener::new_with_options(&canvas, "wheel", options, move |e| {
@@ -136,7 +151,7 @@ pub fn FileStrip(props: &StripProps) -> Html {
                     let new_pages = ((pages as f64 * factor) as u64).max(8);
                     let left = ((at - v.first) as f64 / pages as f64 * new_pages as f64) as u64;
                     let first = at.saturating_sub(left);
-                    state.dispatch(Action::Zoom(first, first + new_pages));
+                    d.dispatch(Action::Zoom(first, first + new_pages));
                 })
             });
             move || drop(listener)
@@ -158,8 +173,7 @@ pub fn FileStrip(props: &StripProps) -> Html {
     };
     let onmouseup = {
         let drag = drag.clone();
-        let state = state.clone();
-        let view_of = view_of.clone();
+        let d = d.clone();
         Callback::from(move |_e: MouseEvent| {
             if let Some((a, b)) = *drag {
                 let (x0, x1) = if a < b { (a, b) } else { (b, a) };
@@ -167,32 +181,37 @@ pub fn FileStrip(props: &StripProps) -> Html {
                     let v = view_of();
                     let first = v.page_at(x0.max(0.0) as u32);
                     let end = v.page_at((x1 as u32).min(v.bins)).max(first + 1);
-                    state.dispatch(Action::Zoom(first, end));
+                    d.dispatch(Action::Zoom(first, end));
                 }
             }
             drag.set(None);
         })
     };
-    let ondblclick = {
-        let state = state.clone();
-        Callback::from(move |_| state.dispatch(Action::ZoomReset))
-    };
+    let ondblclick = Callback::from(move |_| d.dispatch(Action::ZoomReset));
     let selection = drag.map(|(a, b)| {
         let (x0, x1) = if a < b { (a, b) } else { (b, a) };
         html! { <div class="selection" style={format!("left:{x0}px;width:{}px", x1 - x0)} /> }
     });
     let v = view_of();
-    let label = side
-        .run(&state)
-        .map(|r| r.scenario.kernel.label())
-        .unwrap_or_default();
+    let label = match side {
+        Side::A => Some(setup.scenario.kernel.label()),
+        Side::Compared(i) => setup.compare.get(i).map(|k| k.label()),
+    }
+    .unwrap_or_default();
+    let building = setup.progress.map_or(String::new(), |p| {
+        format!(" · building the model: {}%", p.done * 100 / p.of.max(1))
+    });
     let id = format!("strip{}", side.suffix());
     html! {
         <div class="strip-wrap">
             <div class="strip-head">
                 <strong class="strip-kernel">{ label }</strong>
-                <span data-testid={format!("zoom-{id}")}>{ format!("pages {}..{} of {}", v.first, v.end.saturating_sub(1), state.pages()) }</span>
-                <span class="muted">{ " wheel: zoom · drag: select · double-click: whole file" }</span>
+                <span data-testid={format!("zoom-{id}")}>{ format!("pages {}..{} of {}", v.first, v.end.saturating_sub(1), zoom.pages) }</span>
+                if setup.built.is_none() {
+                    <span class="muted" data-testid={format!("building{}", side.suffix())}>{ if building.is_empty() { " · building the model".to_string() } else { building } }</span>
+                } else {
+                    <span class="muted">{ " wheel: zoom · drag: select · double-click: whole file" }</span>
+                }
             </div>
             <div class="strip-canvas">
                 <canvas ref={canvas_ref} data-testid={id} height={strip::HEIGHT.to_string()}
@@ -204,9 +223,39 @@ pub fn FileStrip(props: &StripProps) -> Html {
     }
 }
 
+/// The strip while the model is built: its size, in the colour of
+/// uncached pages.
+fn draw_waiting(canvas_ref: &NodeRef, width: u32) {
+    let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else {
+        return;
+    };
+    let w = if width == 0 {
+        canvas_width(&canvas)
+    } else {
+        width
+    };
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    {
+        let [r, g, b] = palette::UNCACHED;
+        ctx.set_fill_style_str(&format!("rgb({r},{g},{b})"));
+        ctx.fill_rect(0.0, 0.0, w as f64, strip::HEIGHT as f64);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn draw(
     canvas_ref: &NodeRef,
-    state: &AppContext,
+    seekers: &SeekersHandle,
+    built: &Kept<Built>,
+    moment: &Moment,
+    zoom: Zoom,
     buffers: &Rc<RefCell<Buffers>>,
     width: u32,
     side: Side,
@@ -214,6 +263,9 @@ fn draw(
     let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else {
         return;
     };
+    if side.index() >= built.sides.len() {
+        return;
+    }
     let w = if width == 0 {
         canvas_width(&canvas)
     } else {
@@ -229,34 +281,28 @@ fn draw(
         return;
     };
     let view = Span {
-        first: state.zoom.0,
-        end: state.zoom.1,
+        first: zoom.first,
+        end: zoom.end,
         bins: w,
     };
-    let Some(run) = side.run(state) else {
-        return;
-    };
-    let sim = run.sim.borrow();
-    let cursor = sim
-        .config()
-        .pattern
-        .len(sim.config().file_size, sim.config().page_size.bytes());
-    let cursor_page = (state.step > 0 && cursor > 0)
-        .then(|| {
-            sim.config().pattern.access(
-                state.step - 1,
-                sim.config().file_size,
-                sim.config().page_size.bytes(),
-            )
-        })
-        .and_then(|a| sim.machine().page_of(&a));
-    let mut b = buffers.borrow_mut();
-    let overlay: &[folioscope_core::Event] = if side == Side::A {
-        state.applied_events()
+    let step = moment.step;
+    let overlay: &[Event] = if side == Side::A {
+        moment.applied_events()
     } else {
         &[]
     };
-    strip::render(sim.machine(), view, cursor_page, overlay, &mut b.rgba);
+    let mut b = buffers.borrow_mut();
+    seekers.0.with(built, side.index(), step, |sim, _log| {
+        // The page the last access touched, where the cursor stands.
+        let cfg = sim.config();
+        let cursor_page = (step > 0)
+            .then(|| {
+                cfg.pattern
+                    .access(step - 1, cfg.file_size, cfg.page_size.bytes())
+            })
+            .and_then(|a| sim.machine().page_of(&a));
+        strip::render(sim.machine(), view, cursor_page, overlay, &mut b.rgba);
+    });
     if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.rgba), w, strip::HEIGHT)
     {
         let _ = ctx.put_image_data(&img, 0.0, 0.0);

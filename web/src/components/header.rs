@@ -2,12 +2,11 @@
 
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::use_setup;
 
 #[component]
 pub fn Header() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let s = &state.scenario;
+    let s = use_setup().scenario;
     html! {
         <header class="header">
             <h1>{ "folioscope" }</h1>

@@ -2,16 +2,13 @@
 
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::use_handles;
 use crate::state::Action;
 
 #[component]
 pub fn Help() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let close = {
-        let d = state.dispatcher();
-        Callback::from(move |_| d.dispatch(Action::ToggleHelp))
-    };
+    let d = use_handles().dispatch;
+    let close = { Callback::from(move |_| d.dispatch(Action::ToggleHelp)) };
     let keys = [
         ("space", "play / pause"),
         ("← →", "one access back / forward"),

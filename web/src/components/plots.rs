@@ -2,12 +2,13 @@
 //! against the access number, with the MMAP_LOTSAMISS line and a marker
 //! at the current step. In compare mode the second kernel is dashed.
 
-use folioscope_core::Sample;
-use folioscope_core::MMAP_LOTSAMISS;
+use std::rc::Rc;
+
+use folioscope_core::{Sample, Timeline, MMAP_LOTSAMISS};
 use yew::prelude::*;
 
-use crate::app::AppContext;
 use crate::components::svg_paths::{Paths, SvgPaths};
+use crate::context::{use_moment, use_setup};
 
 const W: f64 = 320.0;
 const H: f64 = 140.0;
@@ -54,56 +55,37 @@ fn value_of(which: u8) -> fn(&Sample) -> f64 {
     }
 }
 
+/// One plot: axes and curves, which change only with the view's
+/// timelines, under a cursor that moves with the step.
 #[component]
 fn Plot(props: &PlotProps) -> Html {
-    let state = use_context::<AppContext>().expect("app context");
+    let setup = use_setup();
     let value = value_of(props.which);
-    let a = state.run.timeline.samples();
-    let len = state.len().max(1) as f64;
-    let mut ymax = a.iter().map(value).fold(0.0, f64::max);
-    for c in &state.compare {
-        ymax = c
-            .run
-            .timeline
-            .samples()
-            .iter()
-            .map(value)
-            .fold(ymax, f64::max);
-    }
+    let len = setup.len.max(1) as f64;
+    let timelines: Vec<Rc<Timeline>> = setup
+        .built
+        .as_ref()
+        .map(|b| b.sides.iter().map(|s| s.timeline.clone()).collect())
+        .unwrap_or_default();
+    let mut ymax = timelines
+        .iter()
+        .flat_map(|t| t.samples().iter().map(value))
+        .fold(0.0, f64::max);
     if props.which == 2 {
         ymax = ymax.max(MMAP_LOTSAMISS as f64 * 1.25);
     }
     let ymax = ymax.max(1.0);
-    // The curves change only with the runs; the cursor moves every step.
-    let key = (
-        std::rc::Rc::as_ptr(&state.run) as usize,
-        state
-            .compare
-            .iter()
-            .map(|c| std::rc::Rc::as_ptr(&c.run) as usize)
-            .collect::<Vec<_>>(),
-        props.which,
-    );
     let curves = {
-        let run_a = state.run.clone();
-        let others: Vec<_> = state.compare.iter().map(|c| c.run.clone()).collect();
+        let key = (setup.built.clone(), props.which);
         use_memo(key, move |_| {
-            let mut paths: Paths = vec![(
-                AttrValue::from(path(run_a.timeline.samples(), len, ymax, &value)),
-                "series-a",
-            )];
-            for (run, class) in others.iter().zip(["series-b", "series-c"]) {
-                paths.push((
-                    AttrValue::from(path(run.timeline.samples(), len, ymax, &value)),
-                    class,
-                ));
-            }
-            paths
+            timelines
+                .iter()
+                .zip(["series-a", "series-b", "series-c"])
+                .map(|(t, class)| (AttrValue::from(path(t.samples(), len, ymax, &value)), class))
+                .collect::<Paths>()
         })
     };
-    let x_of = |step: f64| LEFT + step / len * (W - LEFT - RIGHT);
     let y_of = |v: f64| H - BOTTOM - v / ymax * (H - BOTTOM - TOP);
-    let cursor = x_of(state.step as f64);
     let lotsamiss = (props.which == 2).then(|| {
         let y = y_of(MMAP_LOTSAMISS as f64);
         html! {
@@ -128,12 +110,28 @@ fn Plot(props: &PlotProps) -> Html {
                     { for lotsamiss }
                     <SvgPaths paths={curves} />
                 </svg>
-                <svg class="plot-cursor" viewBox={format!("0 0 {W} {H}")} aria-hidden="true">
-                    <line x1={format!("{cursor:.1}")} x2={format!("{cursor:.1}")} y1={format!("{TOP}")} y2={format!("{}", H - BOTTOM)} class="cursor-line" />
-                </svg>
+                <PlotCursor {len} />
             </div>
             <figcaption>{ props.title.clone() }</figcaption>
         </figure>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct PlotCursorProps {
+    /// Accesses in the run (at least one).
+    len: f64,
+}
+
+/// The step's line over a plot: the one part of it that reads the step.
+#[component]
+fn PlotCursor(props: &PlotCursorProps) -> Html {
+    let step = use_moment().step;
+    let x = LEFT + step as f64 / props.len * (W - LEFT - RIGHT);
+    html! {
+        <svg class="plot-cursor" viewBox={format!("0 0 {W} {H}")} aria-hidden="true">
+            <line x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1={format!("{TOP}")} y2={format!("{}", H - BOTTOM)} class="cursor-line" />
+        </svg>
     }
 }
 

@@ -6,24 +6,24 @@ use folioscope_scenario::link::preset;
 use folioscope_scenario::seeds::{rows, Seed};
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::{use_handles, use_setup};
 use crate::state::Action;
 
 #[component]
 pub fn Presets() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
+    let d = use_handles().dispatch;
+    let setup = use_setup();
     let all = use_memo((), |_| rows());
     let onchange = {
-        let state = state.clone();
         Callback::from(move |e: Event| {
             let sel: web_sys::HtmlSelectElement = e.target_unchecked_into();
             let id = sel.value();
             if let Some(view) = preset(&id) {
-                state.dispatch(Action::Preset(Box::new(view)));
+                d.dispatch(Action::Preset(Box::new(view)));
             }
         })
     };
-    let current = state.preset.clone().unwrap_or_default();
+    let current = setup.preset.clone().unwrap_or_default();
     let groups = Seed::ALL.iter().map(|seed| {
         let options = all.iter().filter(|r| r.seed == *seed).map(|r| {
             let kernels: Vec<String> = r.columns.iter().map(|c| c.kernel.label()).collect();

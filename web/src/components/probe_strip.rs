@@ -6,30 +6,32 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::{use_handles, use_ui, use_zoom, Zoom};
 use crate::palette;
-use crate::probe::NONE;
-use crate::state::Action;
+use crate::probe::{ProbeOverlay, NONE};
+use crate::state::{Action, Kept};
 use folioscope_core::Span;
 
 const HEIGHT: u32 = 40;
 
 #[component]
 pub fn ProbeStrip() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
+    let d = use_handles().dispatch;
+    let probe = use_ui().probe;
+    let zoom = use_zoom();
     let canvas_ref = use_node_ref();
     {
         let canvas_ref = canvas_ref.clone();
-        let state = state.clone();
-        use_effect_with(state.generation, move |_| draw(&canvas_ref, &state));
+        use_effect_with((probe.clone(), zoom), move |(probe, zoom)| {
+            if let Some(p) = probe {
+                draw(&canvas_ref, p, *zoom)
+            }
+        });
     }
-    let Some(p) = state.probe.clone() else {
+    let Some(p) = probe else {
         return html! {};
     };
-    let close = {
-        let d = state.dispatcher();
-        Callback::from(move |_| d.dispatch(Action::CloseProbe))
-    };
+    let close = { Callback::from(move |_| d.dispatch(Action::CloseProbe)) };
     html! {
         <div class="strip-wrap probe-strip" data-testid="probe-overlay">
             <div class="strip-head">
@@ -50,9 +52,8 @@ pub fn ProbeStrip() -> Html {
     }
 }
 
-fn draw(canvas_ref: &NodeRef, state: &AppContext) {
-    let (Some(canvas), Some(p)) = (canvas_ref.cast::<HtmlCanvasElement>(), state.probe.as_ref())
-    else {
+fn draw(canvas_ref: &NodeRef, p: &Kept<ProbeOverlay>, zoom: Zoom) {
+    let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else {
         return;
     };
     let w = canvas
@@ -71,8 +72,8 @@ fn draw(canvas_ref: &NodeRef, state: &AppContext) {
         return;
     };
     let view = Span {
-        first: state.zoom.0,
-        end: state.zoom.1.min(p.real.len() as u64),
+        first: zoom.first,
+        end: zoom.end.min(p.real.len() as u64),
         bins: w,
     };
     let mut rgba = vec![255u8; (w * HEIGHT * 4) as usize];

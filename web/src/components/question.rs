@@ -5,15 +5,16 @@ use folioscope_core::Mark;
 use folioscope_scenario::describe;
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::{use_handles, use_ui};
 use crate::state::Action;
 
 /// The select and button that start predict mode, for the controls.
 #[component]
 pub fn PredictControls() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
+    let d = use_handles().dispatch;
+    let predict = use_ui().predict;
     let onchange = {
-        let d = state.dispatcher();
+        let d = d.clone();
         Callback::from(move |e: Event| {
             let sel: web_sys::HtmlSelectElement = e.target_unchecked_into();
             let m = Mark::ALL
@@ -22,11 +23,8 @@ pub fn PredictControls() -> Html {
             d.dispatch(Action::SetPredict(m));
         })
     };
-    let ask = {
-        let d = state.dispatcher();
-        Callback::from(move |_| d.dispatch(Action::Ask))
-    };
-    let current = state.predict.map(describe::mark).unwrap_or("");
+    let ask = { Callback::from(move |_| d.dispatch(Action::Ask)) };
+    let current = predict.map(describe::mark).unwrap_or("");
     html! {
         <label class="predict">{ "predict " }
             <select {onchange} data-testid="predict">
@@ -35,7 +33,7 @@ pub fn PredictControls() -> Html {
                     <option value={describe::mark(*m)} selected={current == describe::mark(*m)}>{ format!("next {}", describe::mark(*m)) }</option>
                 }) }
             </select>
-            if state.predict.is_some() {
+            if predict.is_some() {
                 <button onclick={ask} data-testid="ask">{ "ask" }</button>
             }
         </label>
@@ -44,14 +42,15 @@ pub fn PredictControls() -> Html {
 
 #[component]
 pub fn QuestionOverlay() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
+    let d = use_handles().dispatch;
+    let question = use_ui().question;
     let input = use_node_ref();
-    let Some(q) = state.question.clone() else {
+    let Some(q) = question else {
         return html! {};
     };
     let reveal = {
         let input = input.clone();
-        let d = state.dispatcher();
+        let d = d.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let v = input
@@ -63,13 +62,10 @@ pub fn QuestionOverlay() -> Html {
         })
     };
     let close = {
-        let d = state.dispatcher();
+        let d = d.clone();
         Callback::from(move |_| d.dispatch(Action::CloseQuestion))
     };
-    let next = {
-        let d = state.dispatcher();
-        Callback::from(move |_| d.dispatch(Action::Ask))
-    };
+    let next = { Callback::from(move |_| d.dispatch(Action::Ask)) };
     html! {
         <div class="question" role="dialog" data-testid="question">
             <h2>{ format!("Predict: next {}", describe::mark(q.mark)) }</h2>

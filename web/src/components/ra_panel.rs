@@ -5,8 +5,11 @@
 use folioscope_core::{Event, MissCause, Picture, MMAP_LOTSAMISS};
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use folioscope_core::Simulation;
+
 use crate::components::file_strip::Side;
+use crate::context::{use_handles, use_moment, use_setup};
+use crate::seekers::Log;
 
 #[derive(Properties, PartialEq)]
 pub struct RaProps {
@@ -26,16 +29,34 @@ fn cause_text(c: MissCause) -> String {
 
 #[component]
 pub fn RaPanel(props: &RaProps) -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let Some(run) = props.side.run(&state) else {
-        return html! {};
+    let setup = use_setup();
+    let moment = use_moment();
+    let seekers = use_handles().seekers;
+    let side = props.side.index();
+    let Some(built) = setup.built.clone().filter(|b| side < b.sides.len()) else {
+        return html! { <div class="panels building"></div> };
     };
-    let overlay: &[Event] = match props.side {
-        Side::A => state.applied_events(),
-        Side::Compared(_) => &[],
+    let overlay: &[Event] = if side == 0 {
+        moment.applied_events()
+    } else {
+        &[]
     };
-    let suffix = props.side.suffix();
-    let sim = run.sim.borrow();
+    let (step, len, suffix) = (moment.step, setup.len, props.side.suffix());
+    seekers.0.with(&built, side, step, |sim, log| {
+        panels(sim, log, overlay, step, len, &suffix)
+    })
+}
+
+/// The panels of a simulation standing at `step` of `len`, with `overlay`,
+/// the events applied inside the next access.
+fn panels(
+    sim: &Simulation,
+    log: &Log,
+    overlay: &[Event],
+    step: u64,
+    len: u64,
+    suffix: &str,
+) -> Html {
     let m = sim.machine();
     let c = m.counters();
     // The machine before the access, and what its first events did.
@@ -45,18 +66,12 @@ pub fn RaPanel(props: &RaProps) -> Html {
     }
     let ra = picture.ra();
     let fig = picture.figures();
-    let mut last_cause = run
-        .recent
-        .borrow()
-        .lines
-        .iter()
-        .rev()
-        .find_map(|l| match l.event {
-            Event::MmapMiss {
-                old, new, cause, ..
-            } => Some((old, new, cause)),
-            _ => None,
-        });
+    let mut last_cause = log.lines.iter().rev().find_map(|l| match l.event {
+        Event::MmapMiss {
+            old, new, cause, ..
+        } => Some((old, new, cause)),
+        _ => None,
+    });
     if let Some(cause) = overlay.iter().rev().find_map(|e| match *e {
         Event::MmapMiss {
             old, new, cause, ..
@@ -127,7 +142,7 @@ pub fn RaPanel(props: &RaProps) -> Html {
             </section>
             <section class="panel">
                 <h2>{ "counters" }</h2>
-                { field("accesses", "step", format!("{} / {}", state.step, state.len())) }
+                { field("accesses", "step", format!("{step} / {len}")) }
                 { field("major faults", "major", fig.major_faults.to_string()) }
                 { field("minor faults", "minor", fig.minor_faults.to_string()) }
                 { field("MB read", "mb-read", format!("{:.1}", fig.bytes_read as f64 / 1048576.0)) }

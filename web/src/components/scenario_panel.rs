@@ -8,7 +8,7 @@ use folioscope_scenario::params::{self, kernel_choices, Control, Param, PARAMS};
 use folioscope_scenario::{describe, parse};
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::{use_handles, use_setup};
 use crate::state::Action;
 
 /// A labelled select of `(value, label)` options.
@@ -35,26 +35,25 @@ fn select(
 
 #[component]
 pub fn ScenarioPanel() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let s = state.scenario.clone();
+    let d = use_handles().dispatch;
+    let setup = use_setup();
+    let s = setup.scenario.clone();
     let apply = |p: &'static Param| {
-        let state = state.clone();
-        Callback::from(
-            move |text: String| match params::edit(&state.scenario, p, &text) {
-                Ok(next) => state.dispatch(Action::Apply(next)),
-                Err(message) => state.dispatch(Action::Reject(p.label.into(), message)),
-            },
-        )
+        let (d, s) = (d.clone(), s.clone());
+        Callback::from(move |text: String| match params::edit(&s, p, &text) {
+            Ok(next) => d.dispatch(Action::Apply(next)),
+            Err(message) => d.dispatch(Action::Reject(p.label.into(), message)),
+        })
     };
     let patches = || {
         folioscope_core::Patch::ALL.iter().map(|p| {
             let p = *p;
             let on = s.kernel.has(p);
-            let state = state.clone();
+            let (d, s) = (d.clone(), s.clone());
             let onchange = Callback::from(move |_| {
-                let mut next = state.scenario.clone();
+                let mut next = s.clone();
                 next.kernel = parse::with_toggles(&next.kernel, &[(p, !on)]);
-                state.dispatch(Action::Apply(next));
+                d.dispatch(Action::Apply(next));
             });
             html! {
                 <label class="patch" title={format!("{} ({})", describe::patch(p), describe::patch_source(p))}>
@@ -65,7 +64,7 @@ pub fn ScenarioPanel() -> Html {
     };
     // One select for each kernel compared with the first, and one more
     // to add a kernel while there is room.
-    let compared = state.compare_kernels();
+    let compared = setup.compare.clone();
     let room = compared.len() + 1 < MAX_KERNELS;
     let compare = compared
         .into_iter()
@@ -78,7 +77,7 @@ pub fn ScenarioPanel() -> Html {
             let options = std::iter::once((String::new(), "no".to_string()))
                 .chain(kernel_choices(&base))
                 .collect();
-            let d = state.dispatcher();
+            let d = d.clone();
             let onchange = Callback::from(move |label: String| {
                 let kernel = parse::parse_kernel_label(&label).ok();
                 d.dispatch(Action::CompareWith(place, kernel))

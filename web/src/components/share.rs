@@ -8,7 +8,7 @@ use folioscope_scenario::link::{to_link, Mode};
 use folioscope_scenario::seeds;
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::{use_handles, use_ui};
 use crate::state::{Action, BannerMsg};
 use crate::url;
 
@@ -17,19 +17,21 @@ const TEXT_EVENTS: u64 = 2;
 
 #[component]
 pub fn ShareButtons() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
+    let d = use_handles().dispatch;
+    let latest = use_handles().latest;
+    let mode = use_ui().mode;
     let copy_link = {
-        let state = state.clone();
+        let (d, latest) = (d.clone(), latest.clone());
         Callback::from(move |_| {
-            let link = to_link(&state.view(), &url::share_base());
+            let link = to_link(&latest.get().view(), &url::share_base());
             url::copy(&link);
-            state.dispatch(Action::Shared(Some(link)));
+            d.dispatch(Action::Shared(Some(link)));
         })
     };
     let copy_text = {
-        let state = state.clone();
+        let d = d.clone();
         Callback::from(move |_| {
-            let view = state.view();
+            let view = latest.get().view();
             let title = view
                 .preset
                 .as_deref()
@@ -39,19 +41,18 @@ pub fn ShareButtons() -> Html {
             match export(&view, &title, &url::share_base(), TEXT_EVENTS) {
                 Ok(text) => {
                     url::copy(&text);
-                    state.dispatch(Action::Shared(Some(text)));
+                    d.dispatch(Action::Shared(Some(text)));
                 }
-                Err(e) => state.dispatch(Action::Reject("text".into(), e)),
+                Err(e) => d.dispatch(Action::Reject("text".into(), e)),
             }
         })
     };
     let open_text = {
-        let d = state.dispatcher();
+        let d = d.clone();
         Callback::from(move |_| d.dispatch(Action::ShowOpenText(true)))
     };
-    let presenter = state.mode == Mode::Presenter;
+    let presenter = mode == Mode::Presenter;
     let toggle_presenter = {
-        let d = state.dispatcher();
         Callback::from(move |_| {
             d.dispatch(Action::SetMode(if presenter {
                 Mode::Full
@@ -75,14 +76,11 @@ pub fn ShareButtons() -> Html {
 /// The last link or text copied, selectable.
 #[component]
 pub fn Shared() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let Some(text) = state.shared.clone() else {
+    let d = use_handles().dispatch;
+    let Some(text) = use_ui().shared else {
         return html! {};
     };
-    let close = {
-        let d = state.dispatcher();
-        Callback::from(move |_| d.dispatch(Action::Shared(None)))
-    };
+    let close = { Callback::from(move |_| d.dispatch(Action::Shared(None))) };
     let rows = text.lines().count().clamp(1, 14);
     html! {
         <div class="shared" data-testid="shared">
@@ -100,16 +98,17 @@ pub fn Shared() -> Html {
 /// Paste a mail's text or a bare permalink, and open it.
 #[component]
 pub fn OpenText() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
+    let d = use_handles().dispatch;
+    let open_text = use_ui().open_text;
     let area = use_node_ref();
     let error = use_state(|| None::<String>);
-    if !state.open_text {
+    if !open_text {
         return html! {};
     }
     let open = {
         let area = area.clone();
         let error = error.clone();
-        let d = state.dispatcher();
+        let d = d.clone();
         Callback::from(move |_| {
             let text = area
                 .cast::<web_sys::HtmlTextAreaElement>()
@@ -124,10 +123,7 @@ pub fn OpenText() -> Html {
             }
         })
     };
-    let cancel = {
-        let d = state.dispatcher();
-        Callback::from(move |_| d.dispatch(Action::ShowOpenText(false)))
-    };
+    let cancel = { Callback::from(move |_| d.dispatch(Action::ShowOpenText(false))) };
     let banner = error.as_ref().map(|e| {
         let (field, message) = e.split_once(": ").unwrap_or(("text", e));
         BannerMsg {

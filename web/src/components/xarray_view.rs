@@ -12,7 +12,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::app::AppContext;
+use crate::context::{use_handles, use_moment, use_setup, use_zoom};
 use crate::palette;
 use crate::xa_pixels;
 
@@ -115,11 +115,23 @@ fn draw_slots(canvas_ref: &NodeRef, n: &NodeView) {
 
 #[component]
 pub fn XarrayView() -> Html {
-    let state = use_context::<AppContext>().expect("app context");
-    let run = state.run.clone();
-    let sim = run.sim.borrow();
-    let (first, end) = state.zoom;
-    let tree = sim.machine().xa_tree(first, end, MAX_NODES);
+    let setup = use_setup();
+    let moment = use_moment();
+    let zoom = use_zoom();
+    let seekers = use_handles().seekers;
+    let tree = setup.built.as_ref().map(|built| {
+        seekers.0.with(built, 0, moment.step, |sim, _| {
+            sim.machine().xa_tree(zoom.first, zoom.end, MAX_NODES)
+        })
+    });
+    let tree = tree.unwrap_or(folioscope_core::XaTree {
+        nodes: Vec::new(),
+        more: false,
+        node_count: 0,
+        height: 0,
+        any_mark: false,
+        nrpages: 0,
+    });
     let nodes = &tree.nodes;
     let hovered = use_state(|| None::<(usize, usize)>);
     let onhover = {

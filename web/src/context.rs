@@ -1,0 +1,184 @@
+//! The contexts the components read: the state cut into slices, each
+//! provided on its own, so that a component subscribes to the slice it
+//! draws and a change re-renders only the components whose slice changed.
+//! A jump changes the [`Moment`]; the scenario panel, the header and the
+//! compare bar read the [`Setup`] and stay as they are. There are few
+//! slices on purpose: each context costs the bundle its own code.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use folioscope_core::{EventKind, Kernel, Mark};
+use folioscope_scenario::link::{Mode, Panels};
+use folioscope_scenario::Scenario;
+use yew::prelude::*;
+
+use crate::probe::ProbeOverlay;
+use crate::seekers::SeekersHandle;
+use crate::state::{BannerMsg, Built, Cursor, Kept, Progress, Question, State};
+
+/// Sends actions; it never changes, so it re-renders no one.
+pub type Dispatch = UseReducerDispatcher<State>;
+
+/// What the view is of: the scenario, its kernels, and their timelines
+/// once built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setup {
+    pub scenario: Scenario,
+    pub compare: Vec<Kernel>,
+    pub preset: Option<String>,
+    /// Accesses in the scenario.
+    pub len: u64,
+    pub pages: u64,
+    pub built: Option<Kept<Built>>,
+    pub progress: Option<Progress>,
+}
+
+/// Where in the run the view stands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Moment {
+    pub step: u64,
+    pub cursor: Option<Cursor>,
+}
+
+impl Moment {
+    /// The events applied so far inside the current access.
+    pub fn applied_events(&self) -> &[folioscope_core::Event] {
+        self.cursor.as_ref().map_or(&[], Cursor::applied_events)
+    }
+}
+
+/// The pages in view, `[first, end)`, of `pages`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Zoom {
+    pub first: u64,
+    pub end: u64,
+    pub pages: u64,
+}
+
+/// How the view looks and moves, and what sits over it: each changes
+/// seldom, and none with the step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ui {
+    pub mark: Mark,
+    pub hidden_kinds: BTreeSet<EventKind>,
+    pub log_text: String,
+    pub panels: Panels,
+    pub mode: Mode,
+    pub predict: Option<Mark>,
+    pub playing: bool,
+    pub speed_log2: u32,
+    pub banner: Option<BannerMsg>,
+    pub help: bool,
+    pub question: Option<Question>,
+    pub blank: bool,
+    pub open_text: bool,
+    pub shared: Option<String>,
+    pub probe: Option<Kept<ProbeOverlay>>,
+}
+
+/// What never changes for the app's life: the dispatcher, the latest
+/// state for callbacks, and the simulations. Reading it re-renders no one.
+#[derive(Clone, PartialEq)]
+pub struct Handles {
+    pub dispatch: Dispatch,
+    pub latest: Latest,
+    pub seekers: SeekersHandle,
+}
+
+/// The whole state as of the last render, for callbacks that need all of
+/// it (copying a link) without subscribing to every change.
+#[derive(Clone, Default)]
+pub struct Latest(Rc<RefCell<Option<UseReducerHandle<State>>>>);
+
+impl Latest {
+    pub fn set(&self, state: UseReducerHandle<State>) {
+        *self.0.borrow_mut() = Some(state);
+    }
+
+    /// The state; the app sets it before any component can ask.
+    pub fn get(&self) -> UseReducerHandle<State> {
+        self.0.borrow().clone().expect("the app renders first")
+    }
+}
+
+impl PartialEq for Latest {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl State {
+    pub fn setup(&self) -> Setup {
+        Setup {
+            scenario: self.scenario.clone(),
+            compare: self.compare.clone(),
+            preset: self.preset.clone(),
+            len: self.len,
+            pages: self.pages(),
+            built: self.built.clone(),
+            progress: self.progress,
+        }
+    }
+
+    pub fn moment(&self) -> Moment {
+        Moment {
+            step: self.step,
+            cursor: self.cursor.clone(),
+        }
+    }
+
+    pub fn zoom_slice(&self) -> Zoom {
+        Zoom {
+            first: self.zoom.0,
+            end: self.zoom.1,
+            pages: self.pages(),
+        }
+    }
+
+    pub fn ui(&self) -> Ui {
+        Ui {
+            mark: self.mark,
+            hidden_kinds: self.hidden_kinds.clone(),
+            log_text: self.log_text.clone(),
+            panels: self.panels,
+            mode: self.mode,
+            predict: self.predict,
+            playing: self.playing,
+            speed_log2: self.speed_log2,
+            banner: self.banner.clone(),
+            help: self.help,
+            question: self.question.clone(),
+            blank: self.blank,
+            open_text: self.open_text,
+            shared: self.shared.clone(),
+            probe: self.probe.clone(),
+        }
+    }
+}
+
+#[hook]
+pub fn use_handles() -> Handles {
+    use_context::<Handles>().expect("the app provides the handles")
+}
+
+#[hook]
+pub fn use_setup() -> Setup {
+    use_context::<Setup>().expect("the app provides the setup")
+}
+
+#[hook]
+pub fn use_moment() -> Moment {
+    use_context::<Moment>().expect("the app provides the moment")
+}
+
+#[hook]
+pub fn use_zoom() -> Zoom {
+    use_context::<Zoom>().expect("the app provides the zoom")
+}
+
+#[hook]
+pub fn use_ui() -> Ui {
+    use_context::<Ui>().expect("the app provides the ui")
+}

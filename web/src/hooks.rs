@@ -1,0 +1,25 @@
+//! The app's effects, one hook each: building the view's timelines, the
+//! page's address and history, the play loop, the keyboard, a dropped
+//! probe report, and the rehearsal of a jump after load.
+
+mod use_build;
+mod use_history;
+mod use_keys;
+mod use_play;
+mod use_probe_drop;
+mod use_warm_up;
+
+pub use use_build::use_build;
+pub use use_history::use_history;
+pub use use_keys::use_keys;
+pub use use_play::use_play;
+pub use use_probe_drop::use_probe_drop;
+pub use use_warm_up::use_warm_up;
+
+/// Resolves at the browser's next animation frame.
+pub async fn next_frame() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = gloo::utils::window().request_animation_frame(&resolve);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

@@ -1,0 +1,189 @@
+//! Builds the view's timelines outside the reducer: after the first paint,
+//! a slice of accesses per frame so that the page stays responsive and
+//! shows how far the build has come, all kernels side by side in the
+//! core's `Lockstep`, which finds where each compared kernel parts from
+//! the first on the way. A timeline is built once per scenario and kernel:
+//! those of the view before are kept until the next view is built, so
+//! adding or dropping a compared kernel builds only what is new.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use folioscope_core::{Kernel, Lockstep, Timeline};
+use folioscope_scenario::Scenario;
+use yew::prelude::*;
+
+use crate::context::{Dispatch, Setup};
+use crate::hooks::next_frame;
+use crate::state::{Action, Built, BuiltSide, Kept, Progress, CHECKPOINT_BUDGET};
+
+/// Accesses between looks at the clock.
+const SLICE: u64 = 1024;
+/// Milliseconds of building per frame.
+const FRAME_WORK_MS: f64 = 12.0;
+
+/// Timelines and first differences built before, by scenario (with its
+/// kernel).
+#[derive(Default)]
+struct Cache {
+    timelines: Vec<(Scenario, Rc<Timeline>)>,
+    diffs: Vec<((Scenario, Scenario), Option<u64>)>,
+}
+
+impl Cache {
+    fn timeline(&self, s: &Scenario) -> Option<Rc<Timeline>> {
+        self.timelines
+            .iter()
+            .find(|(k, _)| k == s)
+            .map(|(_, t)| t.clone())
+    }
+
+    fn diff(&self, a: &Scenario, b: &Scenario) -> Option<Option<u64>> {
+        self.diffs
+            .iter()
+            .find(|((x, y), _)| x == a && y == b)
+            .map(|(_, d)| *d)
+    }
+
+    /// Keeps only what the view of `scenarios` uses.
+    fn keep(&mut self, scenarios: &[Scenario]) {
+        self.timelines.retain(|(s, _)| scenarios.contains(s));
+        self.diffs
+            .retain(|((a, b), _)| a == &scenarios[0] && scenarios.contains(b));
+    }
+}
+
+/// Starts the build of `setup`'s timelines whenever the view has none.
+#[hook]
+pub fn use_build(setup: &Setup, dispatch: Dispatch) {
+    let cache = use_mut_ref(Cache::default);
+    let generation = use_mut_ref(|| 0u64);
+    let wanted = setup
+        .built
+        .is_none()
+        .then(|| (setup.scenario.clone(), setup.compare.clone()));
+    use_effect_with(wanted, move |wanted| {
+        *generation.borrow_mut() += 1;
+        if let Some((scenario, compare)) = wanted.clone() {
+            let mine = *generation.borrow();
+            wasm_bindgen_futures::spawn_local(async move {
+                let still_wanted = move || *generation.borrow() == mine;
+                build(scenario, compare, cache, still_wanted, dispatch).await;
+            });
+        }
+    });
+}
+
+fn now_ms() -> f64 {
+    gloo::utils::window()
+        .performance()
+        .map(|p| p.now())
+        .unwrap_or_default()
+}
+
+async fn build(
+    scenario: Scenario,
+    compare: Vec<Kernel>,
+    cache: Rc<RefCell<Cache>>,
+    still_wanted: impl Fn() -> bool,
+    dispatch: Dispatch,
+) {
+    // After the first paint: a frame for it, and the one it is painted in.
+    next_frame().await;
+    next_frame().await;
+    if !still_wanted() {
+        return;
+    }
+    let scenarios: Vec<Scenario> = std::iter::once(scenario.clone())
+        .chain(compare.iter().map(|k| Scenario {
+            kernel: k.clone(),
+            ..scenario.clone()
+        }))
+        .collect();
+    // The reducer has checked every kernel's configuration.
+    let Ok(cfgs) = scenarios
+        .iter()
+        .map(Scenario::config)
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return;
+    };
+    // What was built before: each side's timeline, and each compared
+    // side's first difference (itself maybe none).
+    let mut timelines: Vec<Option<Rc<Timeline>>> = {
+        let c = cache.borrow();
+        scenarios.iter().map(|s| c.timeline(s)).collect()
+    };
+    let mut diffs: Vec<Option<Option<u64>>> = {
+        let c = cache.borrow();
+        scenarios[1..]
+            .iter()
+            .map(|s| c.diff(&scenarios[0], s))
+            .collect()
+    };
+    // The runs to make: side A's, and each other side that lacks its
+    // timeline or its first difference.
+    let runs: Vec<usize> = (0..scenarios.len())
+        .filter(|&i| i == 0 || timelines[i].is_none() || diffs[i - 1].is_none())
+        .collect();
+    if runs.len() > 1 || timelines[0].is_none() {
+        let mut lockstep = Lockstep::new(
+            runs.iter()
+                .map(|&i| (cfgs[i].clone(), timelines[i].is_none()))
+                .collect(),
+            CHECKPOINT_BUDGET,
+        );
+        loop {
+            let t0 = now_ms();
+            let mut done = false;
+            while !done && now_ms() - t0 < FRAME_WORK_MS {
+                done = lockstep.advance(SLICE);
+            }
+            if done {
+                break;
+            }
+            dispatch.dispatch(Action::Progress(Progress {
+                done: lockstep.done(),
+                of: lockstep.len(),
+            }));
+            next_frame().await;
+            if !still_wanted() {
+                return;
+            }
+        }
+        let (built, found) = lockstep.finish();
+        for (&i, t) in runs.iter().zip(built) {
+            if let Some(t) = t {
+                timelines[i] = Some(Rc::new(t));
+            }
+        }
+        for (k, &i) in runs.iter().enumerate().skip(1) {
+            diffs[i - 1] = Some(found[k - 1]);
+        }
+    }
+    let sides: Vec<BuiltSide> = scenarios
+        .iter()
+        .enumerate()
+        .map(|(i, s)| BuiltSide {
+            kernel: s.kernel.clone(),
+            timeline: timelines[i].clone().expect("built or kept"),
+            first_diff: if i == 0 { None } else { diffs[i - 1].flatten() },
+        })
+        .collect();
+    {
+        let mut c = cache.borrow_mut();
+        for (s, side) in scenarios.iter().zip(&sides) {
+            if c.timeline(s).is_none() {
+                c.timelines.push((s.clone(), side.timeline.clone()));
+            }
+        }
+        for (s, side) in scenarios.iter().zip(&sides).skip(1) {
+            if c.diff(&scenarios[0], s).is_none() {
+                c.diffs
+                    .push(((scenarios[0].clone(), s.clone()), side.first_diff));
+            }
+        }
+        c.keep(&scenarios);
+    }
+    dispatch.dispatch(Action::Built(Kept::new(Built { scenario, sides })));
+}
