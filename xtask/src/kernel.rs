@@ -231,7 +231,7 @@ impl Files {
             ("dd skip=".into(), self.f512.clone(), v(&["dd", &format!("if={f512}"), "of=/dev/null", "bs=64k", "skip=100", "status=none"])),
             ("gzip".into(), self.f64.clone(), sh(&format!("gzip -c {f64} > /dev/null"))),
             ("zstd".into(), self.f512.clone(), sh(&format!("zstd -q -c {f512} > /dev/null"))),
-            ("xz".into(), self.f64.clone(), sh(&format!("xz -T1 -c {f64} > /dev/null"))),
+            ("xz -0".into(), self.f64.clone(), sh(&format!("xz -0 -T1 -c {f64} > /dev/null"))),
             ("python3 read()".into(), self.f512.clone(), v(&["python3", "-c", &format!("f = open('{f512}', 'rb')\nwhile f.read(1 << 20): pass")])),
             ("python3 mmap".into(), self.f512.clone(), v(&["python3", "-c", &format!("import mmap\nf = open('{f512}', 'rb')\nm = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)\nprint(sum(m[i] for i in range(0, len(m), 4096)))")])),
             ("perl -ne".into(), self.f64.clone(), v(&["perl", "-ne", "print if /xyzzy/", &f64])),
