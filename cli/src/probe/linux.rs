@@ -282,6 +282,15 @@ fn measure(
     if folio_pages != resident_pages {
         bail!("the folio layout covers {folio_pages} pages but {resident_pages} were resident");
     }
+    // The layout must be what the kernel's own adds built: a large folio
+    // split after the run (by the background reclaim these VMs run) shows
+    // as smaller folios over the same pages, and disturbs the run.
+    if let Some(t) = &traced {
+        let built = t.folio_runs();
+        if built != folios {
+            bail!("disturbed: the folio layout is not what the kernel's adds built (a folio split after the run?)");
+        }
+    }
     let report = Report {
         source: "probe".into(),
         kernel: kernel_release(),
