@@ -184,6 +184,15 @@ impl Machine {
     /// the first folio, which it maps too. It counts what the slot-by-slot
     /// walk counts: no node visits, and the one `xas_find` that ends it.
     /// None when the window does not qualify.
+    ///
+    /// The window is at most one leaf, 64 pages, so each thing
+    /// `filemap_map_order0_folio` tests of a page is one bit of a word:
+    /// whether the folio can be mapped without waiting, is poisoned, is
+    /// out of the workingset (its page counts as an mmap hit), and whether
+    /// the page has a translation already. The pages mapped are the usable,
+    /// unpoisoned and unmapped ones, in one write to the page table bits,
+    /// and their events go out in page order as the folio-by-folio walk
+    /// emits them.
     fn map_pages_leaf<S: EventSink>(
         &mut self,
         xas: &XaState,
@@ -201,21 +210,26 @@ impl Machine {
             return None;
         }
         let slots = self.cache.xa.leaf_slots(id)?;
-        let lo = (first & 63) as u32;
-        let hi = (end_pgoff & 63) as u32;
-        // Gather first: the scan reads the leaf, the mapping is written after.
-        let mut usable = [0u16; XA_CHUNK_SIZE];
-        let mut n = 0;
-        for off in lo..=hi {
-            match decode_slot(slots[off as usize]) {
+        let lo = (first & 63) as usize;
+        let hi = (end_pgoff & 63) as usize;
+        // Bit i stands for slot lo + i, page first + i.
+        let (mut usable, mut poisoned, mut counted) = (0u64, 0u64, 0u64);
+        for (i, &slot) in slots[lo..=hi].iter().enumerate() {
+            match decode_slot(slot) {
                 Entry::Pointer(p) => {
                     let f = Folio::decode(0, p);
+                    let bit = 1u64 << i;
                     if !f.test(FolioFlags::LOCKED)
                         && f.test(FolioFlags::UPTODATE)
                         && !f.test(FolioFlags::READAHEAD)
                     {
-                        usable[n] = (off as u16) | ((f.flags.bits() & 0x3ff) << 6);
-                        n += 1;
+                        usable |= bit;
+                    }
+                    if f.test(FolioFlags::HWPOISON) {
+                        poisoned |= bit;
+                    }
+                    if !f.test(FolioFlags::WORKINGSET) {
+                        counted |= bit;
                     }
                 }
                 // `xas_next_entry` calls `xas_find` at an internal entry,
@@ -225,16 +239,28 @@ impl Machine {
                 _ => {}
             }
         }
-        let base = first & !63;
-        let mut hits = Hits::default();
-        for &u in &usable[..n] {
-            let index = base + (u & 63) as u64;
-            let flags = crate::folio::FolioFlags::from_bits(u >> 6);
-            let f = Folio::new(index, 0, flags);
-            hits.add(self.filemap_map_order0_folio(fault_pgoff, &f, sink));
+        let nr = (hi - lo + 1) as u32;
+        let live = usable & !poisoned;
+        let new = live & !self.mm.mapped_bits(first, nr);
+        self.mm.set_pte_bits(first, new);
+        let mut rest = new;
+        while rest != 0 {
+            sink.emit(Event::PtesMapped {
+                func: KFunc::FilemapMapPages,
+                first: first + rest.trailing_zeros() as u64,
+                nr: 1,
+            });
+            rest &= rest - 1;
         }
+        let fault = fault_pgoff.wrapping_sub(first);
+        let mapped_fault = fault < nr as u64 && (new >> fault) & 1 != 0;
         self.cache.xa.bump(crate::xarray::Stat::Find);
-        Some(hits)
+        Some(Hits {
+            pages: (live & counted).count_ones(),
+            mapped_fault,
+            fault_hit: mapped_fault && (counted >> fault) & 1 != 0,
+            pmd: false,
+        })
     }
 
     /// The mmap hit check, once the window is mapped (the helpers of the

@@ -99,6 +99,15 @@ pub struct Mapping {
     pub fingerprint: u64,
 }
 
+/// The low `nr` bits (`nr` at most 64).
+fn low_bits(nr: u32) -> u64 {
+    if nr >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << nr) - 1
+    }
+}
+
 fn map_hash(page: u64, pmd: bool) -> u64 {
     crate::pattern::splitmix64((page << 1) | pmd as u64)
 }
@@ -248,6 +257,56 @@ impl Mapping {
                 self.pte_mapped += 1;
                 self.fingerprint ^= map_hash(page, false);
             }
+        }
+        let pmd = self.pmd_slot(first);
+        if self.pmd[pmd] == Pmd::None {
+            self.pmd[pmd] = Pmd::Table;
+        }
+    }
+
+    /// Which of the `nr` pages from `first` a load finds mapped: bit i for
+    /// page `first + i`. The pages (at most 64) lie inside the VMA and
+    /// under one PMD, as a fault-around window's do.
+    pub fn mapped_bits(&self, first: u64, nr: u32) -> u64 {
+        let all = low_bits(nr);
+        match self.pmd_of(first) {
+            Pmd::Huge => all,
+            Pmd::None => 0,
+            Pmd::Table => {
+                let b = self.bit_of(first);
+                let (w, s) = ((b / 64) as usize, (b % 64) as u32);
+                let mut bits = self.pte[w] >> s;
+                if s != 0 && s + nr > 64 {
+                    bits |= self.pte[w + 1] << (64 - s);
+                }
+                bits & all
+            }
+        }
+    }
+
+    /// `set_pte_range` for the pages of `bits` (bit i for page `first +
+    /// i`), which lie inside the VMA and under one PMD, in one write.
+    pub fn set_pte_bits(&mut self, first: u64, bits: u64) {
+        if bits == 0 {
+            return;
+        }
+        let b = self.bit_of(first);
+        let (w, s) = ((b / 64) as usize, (b % 64) as u32);
+        let mut new = bits & !(self.pte[w] >> s);
+        if s != 0 {
+            if let Some(&next) = self.pte.get(w + 1) {
+                new &= !(next << (64 - s));
+            }
+        }
+        self.pte[w] |= new << s;
+        if s != 0 && new >> (64 - s) != 0 {
+            self.pte[w + 1] |= new >> (64 - s);
+        }
+        self.pte_mapped += new.count_ones() as u64;
+        let mut rest = new;
+        while rest != 0 {
+            self.fingerprint ^= map_hash(first + rest.trailing_zeros() as u64, false);
+            rest &= rest - 1;
         }
         let pmd = self.pmd_slot(first);
         if self.pmd[pmd] == Pmd::None {
