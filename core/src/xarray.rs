@@ -606,26 +606,58 @@ impl XArray {
         if (from >> self.nodes[root as usize].shift) > node::XA_CHUNK_MASK {
             return run;
         }
-        let mut from = from;
         if let Some(h) = self.leaf_hint(from) {
-            // Start in the remembered leaf; go back to the head only if the
-            // run goes on past it.
-            let leaf_end = h.base + XA_CHUNK_SIZE as u64;
-            let end = self.run_in(h.id, h.depth as u64, from, limit, &mut run);
-            if end < leaf_end.min(limit) || end >= limit {
-                run.end = end;
-                return run;
+            // Start in the remembered leaf and climb through its parents
+            // while the run goes on past the node scanned: each parent
+            // picks the run up at the slot after the child it came from,
+            // where the walk from the head would be at that point.
+            let mut id = h.id;
+            let mut depth = h.depth as u64;
+            let mut end = self.run_in_leaf(id, depth, from, limit, &mut run);
+            let mut node_end = h.base + XA_CHUNK_SIZE as u64;
+            while end == node_end && end < limit {
+                let n = &self.nodes[id as usize];
+                if n.parent == NIL {
+                    // Past the top of the tree: the load there visits nothing.
+                    run.miss_visits = 0;
+                    break;
+                }
+                id = n.parent;
+                depth -= 1;
+                let p = &self.nodes[id as usize];
+                node_end = (end - 1) | node_span_mask(p.shift);
+                node_end = node_end.wrapping_add(1);
+                if n.offset as usize == XA_CHUNK_SIZE - 1 {
+                    continue;
+                }
+                end = self.run_in(id, depth, end, limit, &mut run);
             }
-            from = leaf_end;
-            if (from >> self.nodes[root as usize].shift) > node::XA_CHUNK_MASK {
-                // Past the top of the tree: the load there visits nothing.
-                run.end = from;
-                run.miss_visits = 0;
-                return run;
-            }
+            run.end = end;
+            return run;
         }
         run.end = self.run_in(root, 1, from, limit, &mut run);
         run
+    }
+
+    /// [`XArray::run_in`] for a leaf: entries there cost `depth` visits a
+    /// page, and the run ends at the first slot with no pointer entry.
+    #[inline]
+    fn run_in_leaf(
+        &self,
+        id: NodeId,
+        depth: u64,
+        from: u64,
+        limit: u64,
+        run: &mut PresentRun,
+    ) -> u64 {
+        let off = from & XA_CHUNK_MASK_U64;
+        let ones = (self.nodes[id as usize].present >> off).trailing_ones() as u64;
+        let end = (from + ones).min(limit);
+        run.visits += (end - from) * depth;
+        if end < limit && off + ones < XA_CHUNK_SIZE as u64 {
+            run.miss_visits = depth;
+        }
+        end
     }
 
     /// Scans node `id` (at `depth`) from `from`; returns the first absent
