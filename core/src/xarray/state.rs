@@ -787,6 +787,9 @@ impl XaState {
     /// state) and returns the entry that was there first.
     pub fn store(&mut self, xa: &mut XArray, entry: Entry) -> Entry {
         xa.bump(Stat::Store);
+        if let Some(old) = self.store_in_leaf(xa, entry) {
+            return old;
+        }
         let mut first = if !entry.is_empty() {
             let allow_root = !entry.is_node();
             self.create(xa, allow_root)
@@ -861,6 +864,34 @@ impl XaState {
             xa.sync_full(node);
         }
         ret
+    }
+
+    /// The store of the page cache's most common case, as [`XaState::store`]
+    /// makes it: one pointer or value entry into the empty leaf slot the
+    /// cursor stands on (after the load that checked for a conflict). It
+    /// creates no node and touches no mark; the slot is filled and the
+    /// leaf's `count` and `nr_values` grow. None for any other store.
+    #[inline]
+    fn store_in_leaf(&mut self, xa: &mut XArray, entry: Entry) -> Option<Entry> {
+        let XasNode::Node(id) = self.node else {
+            return None;
+        };
+        let value = match entry {
+            Entry::Pointer(_) => false,
+            Entry::Value(_) => true,
+            _ => return None,
+        };
+        let off = self.offset as usize;
+        let n = xa.node(id);
+        if self.shift != 0 || self.sibs != 0 || n.shift != 0 || n.slots[off] != 0 {
+            return None;
+        }
+        let n = xa.node_mut(id);
+        n.set_slot(off, encode(entry), !value);
+        n.count += 1;
+        n.nr_values += value as u8;
+        xa.sync_full(id);
+        Some(Entry::Empty)
     }
 
     fn update_node(&mut self, xa: &mut XArray, node: NodeId, count: i32, values: i32) {
