@@ -28,7 +28,9 @@ use crate::kernel::Patch;
 use crate::machine::Machine;
 use crate::mapping::Pmd;
 use crate::tracepoint::Tracepoint;
-use crate::xarray::{decode_slot, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
+use crate::xarray::{
+    is_internal_slot, pointer_payload, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE,
+};
 
 /// What mapping one folio (or a window of them) counted towards the mmap
 /// hit check.
@@ -185,14 +187,14 @@ impl Machine {
     /// walk counts: no node visits, and the one `xas_find` that ends it.
     /// None when the window does not qualify.
     ///
-    /// The window is at most one leaf, 64 pages, so each thing
-    /// `filemap_map_order0_folio` tests of a page is one bit of a word:
-    /// whether the folio can be mapped without waiting, is poisoned, is
-    /// out of the workingset (its page counts as an mmap hit), and whether
-    /// the page has a translation already. The pages mapped are the usable,
-    /// unpoisoned and unmapped ones, in one write to the page table bits,
-    /// and their events go out in page order as the folio-by-folio walk
-    /// emits them.
+    /// The window is at most one leaf, 64 pages, so what
+    /// `next_uptodate_folio` and `filemap_map_order0_folio` test of a page
+    /// is one bit of a word: whether its folio can be mapped (uptodate,
+    /// not locked, not PG_readahead, not poisoned), whether it also counts
+    /// as an mmap hit (not PG_workingset), and whether the page has a
+    /// translation already. The pages mapped are the mappable unmapped
+    /// ones, in one write to the page table bits, and their events go out
+    /// in page order as the folio-by-folio walk emits them.
     fn map_pages_leaf<S: EventSink>(
         &mut self,
         xas: &XaState,
@@ -212,35 +214,30 @@ impl Machine {
         let slots = self.cache.xa.leaf_slots(id)?;
         let lo = (first & 63) as usize;
         let hi = (end_pgoff & 63) as usize;
-        // Bit i stands for slot lo + i, page first + i.
-        let (mut usable, mut poisoned, mut counted) = (0u64, 0u64, 0u64);
-        for (i, &slot) in slots[lo..=hi].iter().enumerate() {
-            match decode_slot(slot) {
-                Entry::Pointer(p) => {
-                    let f = Folio::decode(0, p);
-                    let bit = 1u64 << i;
-                    if !f.test(FolioFlags::LOCKED)
-                        && f.test(FolioFlags::UPTODATE)
-                        && !f.test(FolioFlags::READAHEAD)
-                    {
-                        usable |= bit;
-                    }
-                    if f.test(FolioFlags::HWPOISON) {
-                        poisoned |= bit;
-                    }
-                    if !f.test(FolioFlags::WORKINGSET) {
-                        counted |= bit;
-                    }
-                }
-                // `xas_next_entry` calls `xas_find` at an internal entry,
-                // such as a sibling of a large folio's shadow: leave this
-                // window to the walk that counts it.
-                e if e.is_internal() => return None,
-                _ => {}
-            }
+        // Bit i stands for slot lo + i, page first + i. A page is mapped
+        // if its folio is uptodate, neither locked, marked PG_readahead
+        // nor poisoned; it counts as a hit if not PG_workingset either.
+        let busy = FolioFlags::UPTODATE
+            .union(FolioFlags::LOCKED)
+            .union(FolioFlags::READAHEAD)
+            .union(FolioFlags::HWPOISON);
+        let cold = busy.union(FolioFlags::WORKINGSET);
+        // From the last slot down, shifting each bit in at the bottom: a
+        // scalar loop with no variable shifts.
+        let (mut live, mut hit, mut internal) = (0u64, 0u64, false);
+        for &slot in slots[lo..=hi].iter().rev() {
+            let flags = Folio::flags_of(pointer_payload(slot)).bits();
+            live = (live << 1) | (flags & busy.bits() == FolioFlags::UPTODATE.bits()) as u64;
+            hit = (hit << 1) | (flags & cold.bits() == FolioFlags::UPTODATE.bits()) as u64;
+            internal |= is_internal_slot(slot);
+        }
+        // `xas_next_entry` calls `xas_find` at an internal entry, such as a
+        // sibling of a large folio's shadow: leave this window to the walk
+        // that counts it.
+        if internal {
+            return None;
         }
         let nr = (hi - lo + 1) as u32;
-        let live = usable & !poisoned;
         let new = live & !self.mm.mapped_bits(first, nr);
         self.mm.set_pte_bits(first, new);
         let mut rest = new;
@@ -256,9 +253,9 @@ impl Machine {
         let mapped_fault = fault < nr as u64 && (new >> fault) & 1 != 0;
         self.cache.xa.bump(crate::xarray::Stat::Find);
         Some(Hits {
-            pages: (live & counted).count_ones(),
+            pages: hit.count_ones(),
             mapped_fault,
-            fault_hit: mapped_fault && (counted >> fault) & 1 != 0,
+            fault_hit: mapped_fault && (hit >> fault) & 1 != 0,
             pmd: false,
         })
     }

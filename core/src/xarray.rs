@@ -52,6 +52,21 @@ pub fn decode_slot(slot: u64) -> Entry {
     decode(slot)
 }
 
+/// The payload of a raw slot that holds a pointer entry, or 0 for any
+/// other slot, without a branch: for scans that test many slots. (Callers
+/// whose payloads are never 0, as folios' are not, can tell them apart.)
+#[inline]
+pub fn pointer_payload(slot: u64) -> u64 {
+    (slot >> 3) * node::is_pointer(slot) as u64
+}
+
+/// Whether a raw slot holds an internal entry (a sibling, a node or a
+/// retry entry), for the same scans.
+#[inline]
+pub fn is_internal_slot(slot: u64) -> bool {
+    node::is_internal_slot(slot)
+}
+
 use node::{decode, encode, is_node, is_sibling, is_value, node_of, sibling_of, Node, NIL};
 
 /// What [`XArray::for_each_leaf_in`] visits.
