@@ -144,6 +144,7 @@ impl XaState {
         self.load_uncounted_call(xa)
     }
 
+    #[inline]
     fn load_uncounted_call(&mut self, xa: &XArray) -> Entry {
         // A walk from the head to a remembered leaf: start there, and
         // count the nodes the walk would have entered.
@@ -162,6 +163,14 @@ impl XaState {
                 return decode(slot);
             }
         }
+        self.load_walk(xa)
+    }
+
+    /// The rest of [`XaState::load`]: the walk from the head, or from the
+    /// node the cursor stands on. Out of line, so that the remembered-leaf
+    /// path above stays small where it is inlined.
+    #[inline(never)]
+    fn load_walk(&mut self, xa: &XArray) -> Entry {
         let from_top = self.invalid();
         let entry = self.start(xa);
         let Entry::Node(mut id) = entry else {
@@ -890,7 +899,11 @@ impl XaState {
         n.set_slot(off, encode(entry), !value);
         n.count += 1;
         n.nr_values += value as u8;
-        xa.sync_full(id);
+        // The slot was empty, so the leaf was not full: the parent's
+        // summary changes only if this store filled it.
+        if n.present == u64::MAX {
+            xa.sync_full(id);
+        }
         Some(Entry::Empty)
     }
 
