@@ -305,6 +305,12 @@ impl XArray {
 
     #[inline(always)]
     pub fn bump(&self, which: Stat) {
+        self.bump_by(which, 1);
+    }
+
+    /// Adds `n` to one counter, for lookups the model made in bulk.
+    #[inline(always)]
+    pub fn bump_by(&self, which: Stat, n: u64) {
         let c = match which {
             Stat::NodeVisit => &self.stats.node_visits,
             Stat::Load => &self.stats.xas_load,
@@ -314,7 +320,7 @@ impl XArray {
             Stat::Store => &self.stats.xas_store,
             Stat::Advance => &self.stats.xas_advance,
         };
-        c.set(c.get() + 1);
+        c.set(c.get() + n);
     }
 
     /// `xa_load`: the entry at `index`, siblings resolved. Counted.
