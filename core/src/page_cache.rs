@@ -11,7 +11,7 @@ use crate::event::{Event, EventSink, KFunc};
 use crate::folio::{Folio, FolioFlags, Shadow};
 use crate::lru::Lru;
 use crate::tracepoint::Tracepoint;
-use crate::xarray::{Entry, XArray, XaState};
+use crate::xarray::{pointer_payload, Entry, Visit, XArray, XaState};
 
 /// The error of `filemap_add_folio` the model can meet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -345,12 +345,21 @@ impl AddressSpace {
         fp
     }
 
-    /// Every cached folio in index order, uncounted.
+    /// Every cached folio in index order, uncounted. Whole leaves come as
+    /// raw slots, scanned in a tight loop: a folio's payload carries its
+    /// order, so a leaf's folios are its pointer slots.
     pub fn for_each_folio(&self, mut f: impl FnMut(Folio)) {
-        self.xa.for_each_entry(|index, _order, e| {
-            if let Entry::Pointer(p) = e {
-                f(Folio::decode(index, p));
+        self.xa.for_each_leaf_in(0, u64::MAX, |v| match v {
+            Visit::Leaf(base, slots) => {
+                for (k, &slot) in slots.iter().enumerate() {
+                    let p = pointer_payload(slot);
+                    if p != 0 {
+                        f(Folio::decode(base + k as u64, p));
+                    }
+                }
             }
+            Visit::Entry(index, _order, Entry::Pointer(p)) => f(Folio::decode(index, p)),
+            Visit::Entry(..) => {}
         });
     }
 
