@@ -401,7 +401,33 @@ impl XaState {
                 // The index already points past the child; re-derive the offset.
                 continue;
             }
-            let slot = xa.node(id).slots[offset];
+            let n = xa.node(id);
+            if n.shift == 0 {
+                // A leaf holds no nodes: the walk stops at the first slot
+                // from here that holds an entry (neither NULL nor a
+                // sibling) if that is at or before `max`, and otherwise
+                // just past `max` or at the leaf's end.
+                let ahead = n.canon >> offset;
+                let next = offset + ahead.trailing_zeros() as usize;
+                let last = if (max >> XA_CHUNK_SHIFT) == (self.index >> XA_CHUNK_SHIFT) {
+                    (max & XA_CHUNK_MASK) as usize
+                } else {
+                    XA_CHUNK_SIZE - 1
+                };
+                if next <= last {
+                    // The index moves only with the offset, as it does
+                    // slot by slot.
+                    if next != offset {
+                        self.move_index(0, next);
+                    }
+                    self.offset = next as u8;
+                    return decode(n.slots[next]);
+                }
+                offset = last + 1;
+                self.move_index(0, offset);
+                continue;
+            }
+            let slot = n.slots[offset];
             if is_node(slot) {
                 id = node_of(slot);
                 self.enter(xa, id);
