@@ -660,6 +660,47 @@ impl XArray {
         run
     }
 
+    /// [`XArray::run_in`] for a node just above the leaves that holds no
+    /// entry itself, only leaves (and NULL or value slots): the page cache
+    /// of order-0 folios. Each page in a leaf costs `depth + 1` visits; a
+    /// run of full leaves is one `trailing_ones`, and the run ends in the
+    /// first leaf that is not full, or at a slot with no leaf.
+    fn run_in_leaves(
+        &self,
+        id: NodeId,
+        depth: u64,
+        from: u64,
+        limit: u64,
+        run: &mut PresentRun,
+    ) -> u64 {
+        let n = &self.nodes[id as usize];
+        let base = from & !node_span_mask(XA_CHUNK_SHIFT);
+        let full = n.children & n.full;
+        let mut pos = from;
+        let mut off = ((from >> XA_CHUNK_SHIFT) & XA_CHUNK_MASK_U64) as u32;
+        while off < XA_CHUNK_SIZE as u32 {
+            let k = off + (full >> off).trailing_ones();
+            let end = pos.max(base + ((k as u64) << XA_CHUNK_SHIFT)).min(limit);
+            run.visits += (end - pos) * (depth + 1);
+            pos = end;
+            if pos >= limit || k == XA_CHUNK_SIZE as u32 {
+                return pos;
+            }
+            if (n.children >> k) & 1 == 0 {
+                run.miss_visits = depth;
+                return pos;
+            }
+            let leaf_end = base + ((k as u64 + 1) << XA_CHUNK_SHIFT);
+            let end = self.run_in_leaf(node_of(n.slots[k as usize]), depth + 1, pos, limit, run);
+            if end < leaf_end.min(limit) || end >= limit {
+                return end;
+            }
+            pos = leaf_end;
+            off = k + 1;
+        }
+        pos
+    }
+
     /// [`XArray::run_in`] for a leaf: entries there cost `depth` visits a
     /// page, and the run ends at the first slot with no pointer entry.
     #[inline]
@@ -685,6 +726,12 @@ impl XArray {
     /// index, or the end of the node's range (clamped to `limit`).
     fn run_in(&self, id: NodeId, depth: u64, from: u64, limit: u64, run: &mut PresentRun) -> u64 {
         let n = &self.nodes[id as usize];
+        if n.shift == 0 {
+            return self.run_in_leaf(id, depth, from, limit, run);
+        }
+        if n.shift == XA_CHUNK_SHIFT && n.present & !n.children == 0 {
+            return self.run_in_leaves(id, depth, from, limit, run);
+        }
         let shift = n.shift as u32;
         let base = from & !node_span_mask(n.shift);
         let slot_start = |k: usize| base + ((k as u64) << shift);
