@@ -171,7 +171,9 @@ impl Timeline {
                 }
             }
         }
-        let end = sim.machine().clone();
+        // The run's own machine is the end state: moved, not copied, so
+        // the build never holds two whole machines at once.
+        let (_, end, _) = sim.into_parts();
         Timeline {
             cfg,
             len,
