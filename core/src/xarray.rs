@@ -35,9 +35,13 @@ use std::cell::Cell;
 
 use crate::cow::{Frozen, TrackedVec};
 
-/// 16 nodes (about 9 KiB) per frozen chunk: nodes are allocated in the
-/// order a walk meets them, so one interval's changes touch few chunks.
-const NODE_CHUNK: usize = 16;
+/// 4 nodes (about 2.3 KiB) per frozen chunk. Nodes are allocated in the
+/// order a walk meets them, so one interval's new nodes fill whole chunks
+/// whatever their size; a small chunk keeps down what a checkpoint copies
+/// of the older nodes an interval writes (the parents of new leaves, the
+/// leaves a random walk reaches), and costs little in the chunk list,
+/// whose unchanged segments are shared.
+const NODE_CHUNK: usize = 4;
 
 /// The nodes of an array, frozen for a checkpoint.
 pub(crate) type FrozenNodes = Frozen<Node, NODE_CHUNK>;
