@@ -144,7 +144,7 @@ impl XaState {
         self.load_uncounted_call(xa)
     }
 
-    #[inline]
+    #[inline(always)]
     fn load_uncounted_call(&mut self, xa: &XArray) -> Entry {
         // A walk from the head to a remembered leaf: start there, and
         // count the nodes the walk would have entered.
