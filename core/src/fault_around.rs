@@ -238,8 +238,7 @@ impl Machine {
             return None;
         }
         let nr = (hi - lo + 1) as u32;
-        let new = live & !self.mm.mapped_bits(first, nr);
-        self.mm.set_pte_bits(first, new);
+        let new = self.mm.map_unmapped(first, nr, live);
         let mut rest = new;
         while rest != 0 {
             sink.emit(Event::PtesMapped {

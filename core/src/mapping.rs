@@ -264,39 +264,29 @@ impl Mapping {
         }
     }
 
-    /// Which of the `nr` pages from `first` a load finds mapped: bit i for
-    /// page `first + i`. The pages (at most 64) lie inside the VMA and
-    /// under one PMD, as a fault-around window's do.
-    pub fn mapped_bits(&self, first: u64, nr: u32) -> u64 {
-        let all = low_bits(nr);
-        match self.pmd_of(first) {
-            Pmd::Huge => all,
+    /// `set_pte_range` for each page of `want` (bit i for page `first +
+    /// i`) that a load finds unmapped, in one write of the page table
+    /// bits; returns those pages. The pages (at most 64) lie inside the VMA
+    /// and under one PMD, as a fault-around window's do.
+    pub fn map_unmapped(&mut self, first: u64, nr: u32, want: u64) -> u64 {
+        let pmd = self.pmd_slot(first);
+        let b = self.bit_of(first);
+        let (w, s) = ((b / 64) as usize, (b % 64) as u32);
+        let mapped = match self.pmd[pmd] {
+            Pmd::Huge => return 0,
+            // No page table: no PTE yet.
             Pmd::None => 0,
             Pmd::Table => {
-                let b = self.bit_of(first);
-                let (w, s) = ((b / 64) as usize, (b % 64) as u32);
                 let mut bits = self.pte[w] >> s;
                 if s != 0 && s + nr > 64 {
                     bits |= self.pte[w + 1] << (64 - s);
                 }
-                bits & all
+                bits
             }
-        }
-    }
-
-    /// `set_pte_range` for the pages of `bits` (bit i for page `first +
-    /// i`), which lie inside the VMA and under one PMD, in one write.
-    pub fn set_pte_bits(&mut self, first: u64, bits: u64) {
-        if bits == 0 {
-            return;
-        }
-        let b = self.bit_of(first);
-        let (w, s) = ((b / 64) as usize, (b % 64) as u32);
-        let mut new = bits & !(self.pte[w] >> s);
-        if s != 0 {
-            if let Some(&next) = self.pte.get(w + 1) {
-                new &= !(next << (64 - s));
-            }
+        };
+        let new = want & low_bits(nr) & !mapped;
+        if new == 0 {
+            return 0;
         }
         self.pte[w] |= new << s;
         if s != 0 && new >> (64 - s) != 0 {
@@ -308,10 +298,8 @@ impl Mapping {
             self.fingerprint ^= map_hash(first + rest.trailing_zeros() as u64, false);
             rest &= rest - 1;
         }
-        let pmd = self.pmd_slot(first);
-        if self.pmd[pmd] == Pmd::None {
-            self.pmd[pmd] = Pmd::Table;
-        }
+        self.pmd[pmd] = Pmd::Table;
+        new
     }
 
     /// `pmd_install`: a page table for the range, with no PTEs yet.
