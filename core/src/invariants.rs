@@ -2,9 +2,9 @@
 //! step the xarray is structurally valid, folios are naturally aligned,
 //! never overlap and never reach past EOF, `mmap_miss` stays within
 //! [0, 10 × MMAP_LOTSAMISS], and no read is left in flight. The fast paths
-//! change nothing: a run with them off ends in the same state with the same
-//! lookup counts, and so does a patch toggle that claims no change in
-//! behaviour. A timeline jump lands on the same state as a straight run.
+//! change nothing: a run with them off emits the same events access by
+//! access and ends in the same state with the same lookup counts, and a
+//! patch toggle that claims no change in behaviour ends in the same state. A timeline jump lands on the same state as a straight run.
 //!
 //! These tests live inside the crate because they read what its public
 //! surface does not show: the xarray's own check, the fingerprints, and
