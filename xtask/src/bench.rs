@@ -28,12 +28,12 @@ use crate::root;
 use crate::tools::{is_root, tool};
 
 /// The walk every speed figure times: 2 GiB, backward, MADV_SEQUENTIAL,
-/// the best of three runs in one process (the wasm engine optimises the
+/// the best of five runs in one process (the wasm engine optimises the
 /// model's functions during the first).
-const WALK: [&str; 4] = ["rev", "sequential", "2", "3"];
+const WALK: [&str; 4] = ["rev", "sequential", "2", "5"];
 
 /// Processes of each kind, alternating, whose medians are compared.
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 7;
 
 /// The model's speed-up over the real kernel, at least.
 const SPEEDUP_TARGET: f64 = 500.0;
