@@ -28,9 +28,7 @@ use crate::kernel::Patch;
 use crate::machine::Machine;
 use crate::mapping::Pmd;
 use crate::tracepoint::Tracepoint;
-use crate::xarray::{
-    is_internal_slot, pointer_payload, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE,
-};
+use crate::xarray::{pointer_payload, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
 
 /// What mapping one folio (or a window of them) counted towards the mmap
 /// hit check.
@@ -211,31 +209,36 @@ impl Machine {
         {
             return None;
         }
-        let slots = self.cache.xa.leaf_slots(id)?;
         let lo = (first & 63) as usize;
         let hi = (end_pgoff & 63) as usize;
+        // `xas_next_entry` calls `xas_find` at an internal entry, such as a
+        // sibling of a large folio's shadow: such a window is left to the
+        // walk that counts it.
+        let window = self.cache.xa.leaf_window(id, lo, hi)?;
         // Bit i stands for slot lo + i, page first + i. A page is mapped
         // if its folio is uptodate, neither locked, marked PG_readahead
-        // nor poisoned; it counts as a hit if not PG_workingset either.
+        // nor poisoned; it counts as an mmap hit if not PG_workingset
+        // either. From the last slot down, shifting each bit in at the
+        // bottom: a scalar loop with no variable shifts.
         let busy = FolioFlags::UPTODATE
             .union(FolioFlags::LOCKED)
             .union(FolioFlags::READAHEAD)
             .union(FolioFlags::HWPOISON);
-        let cold = busy.union(FolioFlags::WORKINGSET);
-        // From the last slot down, shifting each bit in at the bottom: a
-        // scalar loop with no variable shifts.
-        let (mut live, mut hit, mut internal) = (0u64, 0u64, false);
-        for &slot in slots[lo..=hi].iter().rev() {
+        let (mut live, mut flags_seen) = (0u64, 0u16);
+        for &slot in window.iter().rev() {
             let flags = Folio::flags_of(pointer_payload(slot)).bits();
             live = (live << 1) | (flags & busy.bits() == FolioFlags::UPTODATE.bits()) as u64;
-            hit = (hit << 1) | (flags & cold.bits() == FolioFlags::UPTODATE.bits()) as u64;
-            internal |= is_internal_slot(slot);
+            flags_seen |= flags;
         }
-        // `xas_next_entry` calls `xas_find` at an internal entry, such as a
-        // sibling of a large folio's shadow: leave this window to the walk
-        // that counts it.
-        if internal {
-            return None;
+        // PG_workingset is rare (a refault under a memory limit): only a
+        // window that has it is read again for the hits.
+        let mut hit = live;
+        if flags_seen & FolioFlags::WORKINGSET.bits() != 0 {
+            for (i, &slot) in window.iter().enumerate() {
+                if Folio::flags_of(pointer_payload(slot)).contains(FolioFlags::WORKINGSET) {
+                    hit &= !(1u64 << i);
+                }
+            }
         }
         let nr = (hi - lo + 1) as u32;
         let new = self.mm.map_unmapped(first, nr, live);

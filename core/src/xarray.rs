@@ -64,13 +64,6 @@ pub fn pointer_payload(slot: u64) -> u64 {
     (slot >> 3) * node::is_pointer(slot) as u64
 }
 
-/// Whether a raw slot holds an internal entry (a sibling, a node or a
-/// retry entry), for the same scans.
-#[inline]
-pub fn is_internal_slot(slot: u64) -> bool {
-    node::is_internal_slot(slot)
-}
-
 use node::{decode, encode, is_node, is_sibling, is_value, node_of, sibling_of, Node, NIL};
 
 /// What [`XArray::for_each_leaf_in`] visits.
@@ -578,11 +571,21 @@ impl XArray {
         }
     }
 
-    /// The slots of leaf node `id`, for fast scans over order-0 entries.
-    /// None if `id` is not a leaf.
-    pub(crate) fn leaf_slots(&self, id: NodeId) -> Option<&[u64; XA_CHUNK_SIZE]> {
+    /// The slots `lo..=hi` of leaf node `id`, for fast scans over order-0
+    /// entries, if none of them is internal (a sibling: a leaf holds no
+    /// node). None if `id` is not a leaf or a slot there is a sibling.
+    pub(crate) fn leaf_window(&self, id: NodeId, lo: usize, hi: usize) -> Option<&[u64]> {
         let n = self.nodes.get(id as usize)?;
-        (n.shift == 0).then_some(&n.slots)
+        if n.shift != 0 {
+            return None;
+        }
+        let window = &n.slots[lo..=hi];
+        // A pointer entry's siblings are present but not canonical; a
+        // value entry's are neither, and only a leaf with values has them.
+        let mask = (u64::MAX >> (XA_CHUNK_SIZE - 1 - (hi - lo))) << lo;
+        let siblings = n.present & !n.canon & mask != 0
+            || (n.nr_values != 0 && window.iter().any(|&s| is_sibling(s)));
+        (!siblings).then_some(window)
     }
 
     #[cfg(test)]
