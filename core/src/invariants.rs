@@ -143,6 +143,17 @@ fn broken(m: &Machine) -> Option<String> {
     if bad.is_some() {
         return bad;
     }
+    // The runs that figures count by are the folios, one by one.
+    let mut one_by_one = Vec::new();
+    m.cache
+        .for_each_folio(|f| one_by_one.push((f.index, f.order, f.flags)));
+    let mut from_runs = Vec::new();
+    m.cache.for_each_folio_run(|f, n| {
+        from_runs.extend((0..n).map(|i| (f.index + (i << f.order), f.order, f.flags)))
+    });
+    if from_runs != one_by_one {
+        return Some("the folio runs are not the folios".into());
+    }
     if pages != m.cache.nrpages {
         return Some(format!(
             "nrpages {} but folios hold {pages}",

@@ -363,6 +363,45 @@ impl AddressSpace {
         });
     }
 
+    /// Every cached folio in index order, uncounted, in runs: `f(folio, n)`
+    /// stands for `n` adjacent folios of `folio`'s order and flags, the
+    /// first of them `folio` (LRU stamps are not told apart). A leaf of
+    /// order-0 folios comes as a few runs, for figures that count pages.
+    pub fn for_each_folio_run(&self, mut f: impl FnMut(Folio, u64)) {
+        self.xa.for_each_leaf_in(0, u64::MAX, |v| match v {
+            Visit::Leaf(base, slots) => {
+                // The open run: its first folio, its flags and its length.
+                let mut run: Option<(Folio, u16, u64)> = None;
+                for (k, &slot) in slots.iter().enumerate() {
+                    let p = pointer_payload(slot);
+                    let folio = (p != 0).then(|| Folio::decode(base + k as u64, p));
+                    match (&mut run, folio) {
+                        (Some((_, flags, n)), Some(g))
+                            if g.order == 0 && g.flags.bits() == *flags =>
+                        {
+                            *n += 1;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    if let Some((first, _, n)) = run.take() {
+                        f(first, n);
+                    }
+                    match folio {
+                        Some(g) if g.order == 0 => run = Some((g, g.flags.bits(), 1)),
+                        Some(g) => f(g, 1),
+                        None => {}
+                    }
+                }
+                if let Some((first, _, n)) = run {
+                    f(first, n);
+                }
+            }
+            Visit::Entry(index, _order, Entry::Pointer(p)) => f(Folio::decode(index, p), 1),
+            Visit::Entry(..) => {}
+        });
+    }
+
     /// Removes the entry of `order` at `index`, folio or shadow, leaving
     /// nothing: `__filemap_remove_folio` with no shadow, or
     /// `clear_shadow_entries`.
