@@ -3,7 +3,7 @@
 //! "MISSED", and as a ratio where two things are compared in one run:
 //! - the model's 2 GiB backward MADV_SEQUENTIAL walk, native, and the same
 //!   walk compiled to wasm (wasm32-wasip1 under Node), alternating, with
-//!   the wasm/native ratio of their medians (target: at most 1.5×);
+//!   the median of the rounds' wasm/native ratios (target: at most 1.5×);
 //! - with `--real` (as root), the running kernel doing the same walk on a
 //!   2 GiB file that the bench makes, through `folioscope probe`, and the
 //!   model's speed-up over it (target: at least 500×);
@@ -121,6 +121,11 @@ pub fn bench(real: bool) -> Result<()> {
         wasm.push(w);
     }
     let (n, w) = (median(&native), median(&wasm));
+    // Each round's two processes ran back to back, under the same load:
+    // the median of the rounds' ratios moves less on a busy machine than
+    // the ratio of the medians.
+    let ratios: Vec<f64> = wasm.iter().zip(&native).map(|(w, n)| w / n).collect();
+    let ratio = median(&ratios);
     rows.push(Row::new(
         "model: 2 GiB rev sequential walk, native",
         "-",
@@ -130,8 +135,8 @@ pub fn bench(real: bool) -> Result<()> {
     rows.push(Row::new(
         "model: the same walk in wasm, Node",
         &format!("<= {WASM_TARGET}x native"),
-        format!("{:.2}x ({w:.1} ms / {n:.1} ms)", w / n),
-        Some(w / n <= WASM_TARGET),
+        format!("{ratio:.2}x (median of {ROUNDS} rounds; wasm {w:.1} ms)"),
+        Some(ratio <= WASM_TARGET),
     ));
 
     if real {
