@@ -17,6 +17,7 @@ use folioscope_scenario::{describe, Scenario};
 use yew::Reducible;
 
 use crate::probe::ProbeOverlay;
+use crate::recording::{RealCheck, Recorded};
 
 /// Checkpoint memory the app allows one timeline.
 pub const CHECKPOINT_BUDGET: usize = 96 << 20;
@@ -215,6 +216,13 @@ pub struct State {
     pub open_text: bool,
     /// A dropped `folioscope probe` report, shown under the model.
     pub probe: Option<Kept<ProbeOverlay>>,
+    /// The recording whose accesses are the scenario, while they are.
+    pub recording: Option<Kept<Recorded>>,
+    /// Side A's model held to the recording's events, once made.
+    pub real_check: Option<Kept<RealCheck>>,
+    /// A recording the page's link carries is being opened: the address
+    /// is left as it is until it is.
+    pub opening: bool,
     /// The last link or text copied, shown for copying by hand.
     pub shared: Option<String>,
 }
@@ -269,6 +277,14 @@ pub enum Action {
     /// A probe report was dropped on the app.
     Probe(Kept<ProbeOverlay>, Scenario, u64),
     CloseProbe,
+    /// A recording was dropped or chosen (with its own view), or came in
+    /// a link (with the link's view over it and what the link ignored).
+    OpenRecording(Kept<Recorded>, Box<View>, Vec<Ignored>),
+    /// A file or a link's recording could not be opened: the field and
+    /// why. The view stays as it was.
+    RecordingFailed(String, String),
+    /// Side A's model held to the open recording's events.
+    RealChecked(Kept<RealCheck>),
 }
 
 /// Accesses in `scenario`, or why the model refuses it.
@@ -333,6 +349,9 @@ impl State {
             blank: false,
             open_text: false,
             probe: None,
+            recording: None,
+            real_check: None,
+            opening: false,
             shared: None,
         };
         State::from_view(view, ignored, blank)
@@ -392,6 +411,22 @@ impl State {
             })
             .take(MAX_KERNELS - 1)
             .collect();
+        // A recording stays while its accesses are the scenario's, and
+        // its check while it is of the scenario on screen.
+        if self
+            .recording
+            .as_ref()
+            .is_some_and(|r| r.scenario.pattern != scenario.pattern)
+        {
+            self.recording = None;
+        }
+        if self
+            .real_check
+            .as_ref()
+            .is_some_and(|c| c.scenario != scenario)
+        {
+            self.real_check = None;
+        }
         self.scenario = scenario;
         self.len = len;
         if !self
@@ -713,6 +748,45 @@ impl Reducible for State {
                 },
             },
             Action::CloseProbe => State { probe: None, ..s },
+            Action::OpenRecording(rec, view, ignored) => match len_of(&view.scenario) {
+                Ok(_) => {
+                    let mut fallback = s;
+                    fallback.recording = Some(rec.clone());
+                    let mut s = State::from_view(&view, &ignored, fallback);
+                    s.recording = Some(rec);
+                    s.probe = None;
+                    s.opening = false;
+                    s.open_text = false;
+                    s
+                }
+                Err((field, message)) => State {
+                    opening: false,
+                    banner: Some(BannerMsg {
+                        field: format!("recording {field}"),
+                        message,
+                        note: "the recording was not opened",
+                    }),
+                    ..s
+                },
+            },
+            Action::RecordingFailed(field, message) => State {
+                opening: false,
+                banner: Some(BannerMsg {
+                    field,
+                    message,
+                    note: "the view keeps its last good state",
+                }),
+                ..s
+            },
+            Action::RealChecked(check) => {
+                if s.recording.is_none() || check.scenario != s.scenario {
+                    return self;
+                }
+                State {
+                    real_check: Some(check),
+                    ..s
+                }
+            }
         };
         Rc::new(next)
     }
