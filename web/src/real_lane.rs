@@ -32,7 +32,12 @@ pub fn runs_of(folios: &[(u64, u8)]) -> Vec<FolioRun> {
     let mut runs: Vec<FolioRun> = Vec::new();
     for &(index, order) in folios {
         match runs.last_mut() {
-            Some(r) if r.order == order && r.start + (r.count << r.order) == index => r.count += 1,
+            Some(r)
+                if r.order == order
+                    && r.start.saturating_add(r.count << r.order.min(63)) == index =>
+            {
+                r.count += 1
+            }
             _ => runs.push(FolioRun {
                 start: index,
                 order,
@@ -78,7 +83,12 @@ fn overlap(view: Span, start: u64, end: u64, mut f: impl FnMut(usize, u32)) {
 /// Where each run's pages are, `(start, end, order)`, in page order.
 fn pieces(runs: &[FolioRun]) -> Vec<(u64, u64, u8)> {
     runs.iter()
-        .map(|r| (r.start, r.start + (r.count << r.order), r.order))
+        .map(|r| {
+            let end = r
+                .start
+                .saturating_add(r.count.saturating_mul(1u64 << r.order.min(63)));
+            (r.start, end, r.order)
+        })
         .collect()
 }
 
@@ -116,11 +126,16 @@ pub fn differing(a: &[FolioRun], b: &[FolioRun], first: u64, end: u64) -> Vec<(u
 pub fn lane(real: &[(u64, u8)], model: Vec<FolioRun>, view: Span) -> Lane {
     let mut bins = vec![Bin::default(); view.bins as usize];
     for &(index, order) in real {
-        overlap(view, index, index + (1u64 << order), |x, n| {
-            let b = &mut bins[x];
-            b.by_order[(order as usize).min(ORDERS - 1)] += n;
-            b.resident += n;
-        });
+        overlap(
+            view,
+            index,
+            index.saturating_add(1u64 << order.min(63)),
+            |x, n| {
+                let b = &mut bins[x];
+                b.by_order[(order as usize).min(ORDERS - 1)] += n;
+                b.resident += n;
+            },
+        );
     }
     let real = runs_of(real);
     let ranges = differing(&real, &model, view.first, view.end);
@@ -254,7 +269,7 @@ mod tests {
         let mut checked = 0;
         while !sim.is_done() {
             let step = sim.step_count();
-            if step % 500 == 0 {
+            if step.is_multiple_of(500) {
                 let real = cache.folios_at(step, 0, pages);
                 let l = lane(&real, sim.machine().folio_runs(0, pages), view);
                 assert_eq!(l.differing_pages, 0, "step {step}");

@@ -64,7 +64,7 @@ pub struct Recorded {
 
 impl Recorded {
     /// Reads what the app needs of `rec`, whose gzipped file is `gz`.
-    fn new(rec: Recording, gz: &[u8]) -> Result<Recorded, (String, String)> {
+    pub fn new(rec: Recording, gz: &[u8]) -> Result<Recorded, (String, String)> {
         let bad = |e: folioscope_scenario::recording::RecordingError| {
             ("recording".to_string(), e.to_string())
         };
@@ -156,7 +156,7 @@ pub struct RealCheck {
 
 /// What a dropped or chosen file turned out to be.
 pub enum Opened {
-    Recording(Recorded),
+    Recording(Box<Recorded>),
     Probe(ProbeOverlay, Scenario, u64),
 }
 
@@ -190,7 +190,7 @@ pub async fn open_bytes(bytes: Vec<u8>) -> Result<Opened, (String, String)> {
             Some(gz) => gz,
             None => gzip::gzip(text.as_bytes()).await.unwrap_or_default(),
         };
-        return Recorded::new(rec, &gz).map(Opened::Recording);
+        return Recorded::new(rec, &gz).map(|r| Opened::Recording(Box::new(r)));
     }
     if head.starts_with('{') {
         return crate::probe::load(&text)
@@ -224,7 +224,7 @@ pub fn open_file(file: web_sys::File, d: Dispatch) {
             Ok(Opened::Recording(r)) => {
                 let view = r.view();
                 d.dispatch(Action::OpenRecording(
-                    Kept::new(r),
+                    Kept::new(*r),
                     Box::new(view),
                     Vec::new(),
                 ))
@@ -251,7 +251,11 @@ pub fn open_link(query: String, d: Dispatch) -> bool {
         match open_bytes(bytes).await {
             Ok(Opened::Recording(r)) => {
                 let Parsed { view, ignored } = parse_link_over(&query, Some(&r.view()));
-                d.dispatch(Action::OpenRecording(Kept::new(r), Box::new(view), ignored))
+                d.dispatch(Action::OpenRecording(
+                    Kept::new(*r),
+                    Box::new(view),
+                    ignored,
+                ))
             }
             Ok(Opened::Probe(..)) => d.dispatch(failed("holds no recording".into())),
             Err((field, message)) => d.dispatch(failed(format!("{field}: {message}"))),

@@ -968,6 +968,122 @@ mod tests {
         assert!(s.compare.is_empty() && s.built.is_none());
     }
 
+    /// tac's recording, opened as a dropped file opens it.
+    fn tac() -> (Kept<crate::recording::Recorded>, View) {
+        let gz = include_bytes!("../../cli/tests/fixtures/replay/tac-64m.rec.gz");
+        let rec = folioscope_scenario::recording::Recording::parse(gz).unwrap();
+        let r = crate::recording::Recorded::new(rec, gz).unwrap();
+        let view = r.view();
+        (Kept::new(r), view)
+    }
+
+    #[test]
+    fn a_recording_is_the_scenario_while_its_accesses_are() {
+        let (r, view) = tac();
+        let s = reduce(
+            ready_at(3),
+            Action::OpenRecording(r.clone(), Box::new(view), Vec::new()),
+        );
+        assert_eq!(s.recording, Some(r.clone()));
+        assert_eq!(s.scenario, r.scenario);
+        assert_eq!((s.len, s.step), (r.accesses, r.accesses));
+        assert!(s.built.is_none() && s.banner.is_none());
+        // Another kernel beside the real one keeps the recording.
+        let k = folioscope_scenario::parse::parse_kernel_label("v7.4-rc2").unwrap();
+        let s = reduce(
+            s,
+            Action::Apply(Scenario {
+                kernel: k.clone(),
+                ..r.scenario.clone()
+            }),
+        );
+        assert_eq!((s.recording.is_some(), &s.scenario.kernel), (true, &k));
+        // Another pattern is another scenario: the recording goes.
+        let s = reduce(s, Action::Apply(scenario()));
+        assert!(s.recording.is_none());
+    }
+
+    #[test]
+    fn a_recording_that_fails_keeps_the_last_good_state() {
+        let (r, view) = tac();
+        let s = reduce(
+            ready_at(3),
+            Action::OpenRecording(r.clone(), Box::new(view), Vec::new()),
+        );
+        let failed = reduce(
+            s.clone(),
+            Action::RecordingFailed("recording".into(), "line 7: r: delta: bad".into()),
+        );
+        let b = failed.banner.clone().expect("a banner");
+        assert_eq!(
+            (b.field.as_str(), b.message.as_str()),
+            ("recording", "line 7: r: delta: bad")
+        );
+        assert_eq!(
+            State {
+                banner: None,
+                ..failed
+            },
+            s
+        );
+        // A view the model refuses (a page size it has not) is not opened.
+        let mut bad = r.view();
+        bad.scenario.page_size = 3000;
+        let refused = reduce(
+            s.clone(),
+            Action::OpenRecording(r, Box::new(bad), Vec::new()),
+        );
+        assert_eq!(refused.scenario, s.scenario);
+        assert!(refused.banner.is_some());
+    }
+
+    #[test]
+    fn a_check_is_taken_for_the_scenario_on_screen_only() {
+        use folioscope_scenario::event_check::check_steps;
+        let (r, view) = tac();
+        let s = reduce(
+            State::of_view(&View::default(), &[]),
+            Action::OpenRecording(r.clone(), Box::new(view), Vec::new()),
+        );
+        let check = |scenario: Scenario| {
+            Kept::new(crate::recording::RealCheck {
+                scenario,
+                check: check_steps(&[], &r.compared_events(), r.inode, r.page_shift),
+                end_state: None,
+            })
+        };
+        let mut other = r.scenario.clone();
+        other.read_ahead_kb = 128;
+        let refused = reduce(s.clone(), Action::RealChecked(check(other.clone())));
+        assert!(refused.real_check.is_none());
+        let taken = reduce(s, Action::RealChecked(check(r.scenario.clone())));
+        // A model with no events parts from the kernel where tac's first
+        // readahead came: its third access, the second read.
+        assert_eq!(taken.real_check.as_ref().unwrap().check.step, Some(3));
+        // A change of scenario drops it.
+        let s = reduce(taken, Action::Apply(other));
+        assert!(s.real_check.is_none() && s.recording.is_some());
+    }
+
+    #[test]
+    fn a_small_recording_travels_in_its_link() {
+        let (r, view) = tac();
+        let s = reduce(
+            State::of_view(&View::default(), &[]),
+            Action::OpenRecording(r.clone(), Box::new(view), Vec::new()),
+        );
+        let s = reduce(s, Action::Seek(4000));
+        let link = s.link("https://x.example/");
+        assert!(
+            link.starts_with("https://x.example/?v=1&step=4000&rec="),
+            "{link}"
+        );
+        let carried = folioscope_scenario::link::recording_param(&link).unwrap();
+        assert_eq!(Some(carried), r.link);
+        let p = folioscope_scenario::link::parse_link_over(&link, Some(&r.view()));
+        assert_eq!((p.view, p.ignored), (s.view(), vec![]));
+    }
+
     #[test]
     fn states_compare_by_value() {
         let s = ready_at(3);

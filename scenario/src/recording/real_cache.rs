@@ -26,7 +26,7 @@ pub struct FolioLife {
 impl FolioLife {
     /// One past the folio's last page.
     pub fn end(&self) -> u64 {
-        self.index + (1u64 << self.order)
+        self.index.saturating_add(1u64 << self.order.min(63))
     }
 
     /// Whether the folio is in the page cache after `step` accesses.
