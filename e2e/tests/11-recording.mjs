@@ -38,6 +38,23 @@ function cliOut(args) {
   }
 }
 
+/// Chooses `file` with the button `id`, reached by keyboard: focus, then
+/// Enter. The page's file choosers are listened for from the start, so
+/// that one opened at once is not missed.
+async function choose(page, id, file, expectEq) {
+  if (!page.choosers) {
+    page.choosers = [];
+    page.on('filechooser', (fc) => page.choosers.push(fc));
+  }
+  await page.focus(`[data-testid="${id}"]`);
+  expectEq(await page.evaluate(() => document.activeElement.dataset.testid), id, 'the button has the focus');
+  const n = page.choosers.length;
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < 100 && page.choosers.length === n; i++) await page.waitForTimeout(100);
+  expectEq(page.choosers.length, n + 1, `Enter on ${id} opens a file chooser`);
+  await page.choosers[n].setFiles(file);
+}
+
 async function waitTitle(page, start) {
   await page.waitForFunction((s) => {
     const t = document.querySelector('[data-testid="recording-title"]');
@@ -86,6 +103,8 @@ async function sameColumns(page) {
 export async function run({ newPage, expect, expectEq, text, shot, repo, cliText }) {
   const fixture = (name) => path.join(repo, FIXTURES, name);
   const page = await newPage();
+  page.choosers = [];
+  page.on('filechooser', (fc) => page.choosers.push(fc));
 
   // Drop tac's recording, then sqlite's: each real lane equals the model
   // at a middle step, and the model's side is `folioscope run`'s.
@@ -153,9 +172,7 @@ export async function run({ newPage, expect, expectEq, text, shot, repo, cliText
   // The loader under MADV_HUGEPAGE, opened with the button by keyboard,
   // replayed on v7.4-rc2+desc-ra: the first divergence is folioscope
   // check's, and "jump there" goes to it.
-  await page.focus('[data-testid="open-recording"]');
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
-  await chooser.setFiles(fixture('loader-hugepage-512m.rec.gz'));
+  await choose(page, 'open-recording', fixture('loader-hugepage-512m.rec.gz'), expectEq);
   await waitTitle(page, './loader ');
   await page.selectOption('[data-testid="p-kernel"]', 'v7.4-rc2+desc-ra');
   await page.waitForSelector('[data-testid="real-check"][data-identical="false"]', { timeout: 30000 });
@@ -200,9 +217,7 @@ export async function run({ newPage, expect, expectEq, text, shot, repo, cliText
   expect(!(await page.inputValue('[data-testid="shared-text"]')).includes('&rec='), 'no recording in that link');
 
   // The probe report's drop has its button too, reached by keyboard.
-  await page.focus('[data-testid="open-probe"]');
-  const [probe] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
-  await probe.setFiles(path.join(repo, 'cli/tests/fixtures/2g-stride-64-normal.json'));
+  await choose(page, 'open-probe', path.join(repo, 'cli/tests/fixtures/2g-stride-64-normal.json'), expectEq);
   await page.waitForSelector('[data-testid="probe-overlay"]', { timeout: 20000 });
   expect((await page.$('[data-testid="real-lane"]')) === null, 'the probe report replaces the recording');
   await page.context().close();
