@@ -284,10 +284,15 @@ impl State {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const TAC: &[u8] = include_bytes!("../../cli/tests/fixtures/replay/tac-64m.rec.gz");
+
+    /// A fixture's text, as the browser unzips it.
+    pub(crate) fn text_of(gz: &[u8]) -> String {
+        folioscope_scenario::recording::format::write_text(&Recording::parse(gz).unwrap())
+    }
 
     #[test]
     fn a_recording_is_read_for_the_lane_and_the_marks() {
@@ -306,5 +311,82 @@ mod tests {
         let len = r.scenario.config().unwrap();
         let len = len.pattern.len(len.file_size, len.page_size.bytes());
         assert!(*r.add_steps.last().unwrap() <= len);
+    }
+}
+
+#[cfg(test)]
+mod damaged {
+    use super::*;
+    use folioscope_core::{NoEvents, Simulation, Span};
+
+    const FIXTURES: [&[u8]; 3] = [
+        include_bytes!("../../cli/tests/fixtures/replay/tac-64m.rec.gz"),
+        include_bytes!("../../cli/tests/fixtures/replay/loader-hugepage-512m.rec.gz"),
+        include_bytes!("../../cli/tests/fixtures/replay/revwalk-hugepage-512m.rec.gz"),
+    ];
+
+    /// Recordings with one number changed anywhere (to 0, 1, -1, a huge
+    /// value, or doubled) are refused with an error, or open and replay
+    /// and draw without a panic: what a damaged file dropped on the app
+    /// meets.
+    #[test]
+    fn any_one_number_changed_is_refused_or_replayed_without_a_panic() {
+        let mut seed = 12345u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let (mut refused, mut opened) = (0, 0);
+        for gz in FIXTURES {
+            let text = crate::recording::tests::text_of(gz);
+            let lines: Vec<&str> = text.lines().collect();
+            for _ in 0..120 {
+                let n = 4 + next() as usize % (lines.len() - 4);
+                let mut words: Vec<String> = lines[n].split(' ').map(str::to_string).collect();
+                let k = next() as usize % words.len();
+                let Ok(v) = words[k].parse::<i64>() else {
+                    continue;
+                };
+                words[k] = match next() % 5 {
+                    0 => "0".into(),
+                    1 => "1".into(),
+                    2 => "-1".into(),
+                    3 => "18446744073709551615".into(),
+                    _ => v.saturating_mul(2).to_string(),
+                };
+                let mut changed: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                changed[n] = words.join(" ");
+                let changed = changed.join("\n");
+                let Ok(rec) = Recording::parse(changed.as_bytes()) else {
+                    refused += 1;
+                    continue;
+                };
+                let Ok(r) = Recorded::new(rec, gz) else {
+                    refused += 1;
+                    continue;
+                };
+                opened += 1;
+                let cfg = r.scenario.config().unwrap();
+                let pages = cfg.geometry().nr_pages;
+                let mut sim = Simulation::new(cfg);
+                sim.run_to(300, &mut NoEvents);
+                let view = Span {
+                    first: 0,
+                    end: pages,
+                    bins: 500,
+                };
+                let step = sim.step_count();
+                let real = r.real.folios_at(step, 0, pages);
+                let lane = crate::real_lane::lane(&real, sim.machine().folio_runs(0, pages), view);
+                let mut buf = Vec::new();
+                crate::real_lane::paint(&lane, view, Some(pages / 2), &mut buf);
+            }
+        }
+        assert!(
+            refused > 20 && opened > 20,
+            "{refused} refused, {opened} opened"
+        );
     }
 }

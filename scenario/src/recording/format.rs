@@ -870,7 +870,7 @@ fn parse_item(
             }
             let order = order as u8;
             let index = c.cache_end.wrapping_add(delta as u64);
-            c.cache_end = index + (1u64 << order);
+            c.cache_end = index.wrapping_add(1u64 << order);
             event(if tag == "+" {
                 Tracepoint::AddToPageCache { index, order }
             } else {
