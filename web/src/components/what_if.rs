@@ -3,8 +3,9 @@
 //! 000's device model, made by the same code as `folioscope compare
 //! --recording` (`whatif::WhatIfRun`). It is made on demand, a slice of
 //! accesses per frame with its progress on screen, so the page keeps
-//! answering; each row can put its kernel beside the real kernel (as side
-//! A, whose strip the real lane sits under).
+//! answering, and shown as the CLI prints it; a button under it puts each
+//! kernel beside the real kernel (as side A, whose strip the real lane
+//! sits under).
 
 use std::rc::Rc;
 
