@@ -173,6 +173,7 @@ fn Scrubber(props: &ScrubberProps) -> Html {
                     { for diff }
                     <line x1={format!("{cursor:.2}")} x2={format!("{cursor:.2}")} y1="0" y2="26" class="cursor-line" />
                 </svg>
+                { crate::components::real_strip::real_marks(&setup) }
             </div>
             <input class="scrubber" type="range" min="0" max={setup.len.to_string()} value={step.to_string()}
                 oninput={props.onscrub.clone()} data-testid="scrubber" aria-label="step" />
