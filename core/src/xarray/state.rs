@@ -345,7 +345,10 @@ impl XaState {
     }
 
     fn move_index(&mut self, shift: u8, offset: usize) {
-        self.index &= !(XA_CHUNK_MASK << shift);
+        // Everything below the next level goes, not just this level's six
+        // bits: a walk that came up from a deeper start lands on the slot's
+        // first index, as lib/xarray.c's xas_move_index does.
+        self.index &= !XA_CHUNK_MASK << shift;
         self.index = self.index.wrapping_add((offset as u64) << shift);
     }
 

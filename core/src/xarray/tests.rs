@@ -624,8 +624,8 @@ mod prop {
             // after it, meet every entry from the one covering `from` to
             // the last one starting at or before `max`, at its first index:
             // within one leaf's range, as fault-around asks, and from 0.
-            // (Further, the model keeps the start's low index bits when it
-            // moves across a higher node, where lib/xarray.c clears them.)
+            // The cursor's index is the entry's first index, or `from` for
+            // an entry that covers `from`.
             let ranges = (0..6000u64)
                 .step_by(89)
                 .flat_map(|from| [(from, from), (from, (from + 3).min(from | 63)), (from, from | 63)])
@@ -636,7 +636,8 @@ mod prop {
                     let mut met = Vec::new();
                     let mut e = xas.find(&xa, max);
                     while !e.is_empty() {
-                        met.push((xas.index.max(from) & !((1u64 << xas.get_order(&xa)) - 1), e));
+                        met.push((xas.index & !((1u64 << xas.get_order(&xa)) - 1), e));
+                        prop_assert!(xas.index == from || xas.index & ((1u64 << xas.get_order(&xa)) - 1) == 0, "index {} from {}", xas.index, from);
                         e = xas.find(&xa, max);
                     }
                     let want: Vec<_> = covering(&model, from)
