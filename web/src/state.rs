@@ -13,6 +13,7 @@ use std::rc::Rc;
 use folioscope_core::{Event, EventKind, Kernel, Mark, Timeline};
 use folioscope_scenario::link::{Ignored, LogFilter, Mode, Panels, View, MAX_KERNELS};
 use folioscope_scenario::params::label_of;
+use folioscope_scenario::story::Story;
 use folioscope_scenario::{describe, Scenario};
 use yew::Reducible;
 
@@ -210,6 +211,10 @@ pub struct State {
     /// The event kind predict mode asks about, and the open question.
     pub predict: Option<Mark>,
     pub question: Option<Question>,
+    /// The talk's story as the link carries it, and the stop on screen
+    /// (from 0).
+    pub story: Story,
+    pub stop: Option<usize>,
     /// The presenter's blank screen (`b`).
     pub blank: bool,
     /// The open-from-text dialog.
@@ -312,6 +317,8 @@ impl State {
         s.mark = view.mark;
         s.mode = view.mode;
         s.predict = view.predict;
+        s.story = view.story.clone();
+        s.stop = view.stop;
         s.question = None;
         s.playing = false;
         s.step = view.step.unwrap_or(len).min(len);
@@ -346,6 +353,8 @@ impl State {
             mode: Mode::Full,
             predict: None,
             question: None,
+            story: Story::None,
+            stop: None,
             blank: false,
             open_text: false,
             probe: None,
@@ -377,6 +386,8 @@ impl State {
             mark: self.mark,
             mode: self.mode,
             predict: self.predict,
+            story: self.story.clone(),
+            stop: self.stop,
         }
     }
 
