@@ -18,6 +18,10 @@ use crate::seekers::SeekersHandle;
 use crate::state::{Action, Built, Kept};
 use crate::strip;
 
+/// How far, in CSS pixels, a press must move before its release zooms to
+/// the range it swept: less is a click, a tap or a double click's jitter.
+const DRAG_PX: f64 = 6.0;
+
 /// The pixel buffer, reused from frame to frame.
 #[derive(Default)]
 struct Buffers {
@@ -157,27 +161,39 @@ pub fn FileStrip(props: &StripProps) -> Html {
             move || drop(listener)
         });
     }
-    let onmousedown = {
+    // A press starts a selection; a release more than DRAG_PX away zooms
+    // to it, a shorter one (a click or a tap) leaves the view as it is.
+    // The pointer is captured, so a release outside the strip ends the
+    // drag too.
+    let onpointerdown = {
         let drag = drag.clone();
-        Callback::from(move |e: MouseEvent| {
-            drag.set(Some((e.offset_x() as f64, e.offset_x() as f64)))
+        Callback::from(move |e: PointerEvent| {
+            if e.button() != 0 {
+                return;
+            }
+            if let Some(t) = e.target_dyn_into::<web_sys::Element>() {
+                let _ = t.set_pointer_capture(e.pointer_id());
+            }
+            let x = e.offset_x() as f64;
+            drag.set(Some((x, x)))
         })
     };
-    let onmousemove = {
+    let onpointermove = {
         let drag = drag.clone();
-        Callback::from(move |e: MouseEvent| {
+        Callback::from(move |e: PointerEvent| {
             if let Some((a, _)) = *drag {
                 drag.set(Some((a, e.offset_x() as f64)));
             }
         })
     };
-    let onmouseup = {
+    let onpointerup = {
         let drag = drag.clone();
         let d = d.clone();
-        Callback::from(move |_e: MouseEvent| {
-            if let Some((a, b)) = *drag {
+        Callback::from(move |e: PointerEvent| {
+            if let Some((a, _)) = *drag {
+                let b = e.offset_x() as f64;
                 let (x0, x1) = if a < b { (a, b) } else { (b, a) };
-                if x1 - x0 > 4.0 {
+                if x1 - x0 > DRAG_PX {
                     let v = view_of();
                     let first = v.page_at(x0.max(0.0) as u32);
                     let end = v.page_at((x1 as u32).min(v.bins)).max(first + 1);
@@ -187,11 +203,21 @@ pub fn FileStrip(props: &StripProps) -> Html {
             drag.set(None);
         })
     };
+    let onpointercancel = {
+        let drag = drag.clone();
+        Callback::from(move |_: PointerEvent| drag.set(None))
+    };
     let ondblclick = Callback::from(move |_| d.dispatch(Action::ZoomReset));
-    let selection = drag.map(|(a, b)| {
-        let (x0, x1) = if a < b { (a, b) } else { (b, a) };
-        html! { <div class="selection" style={format!("left:{x0}px;width:{}px", x1 - x0)} /> }
-    });
+    // The selection's element is always there, hidden between drags: a
+    // child that comes and goes would make Yew's unkeyed diff replace the
+    // canvas before it, leaving a blank, default-sized canvas.
+    let selection = match *drag {
+        Some((a, b)) if (a - b).abs() > DRAG_PX => {
+            let (x0, x1) = if a < b { (a, b) } else { (b, a) };
+            format!("left:{x0}px;width:{}px", x1 - x0)
+        }
+        _ => "display:none".to_string(),
+    };
     let v = view_of();
     let label = match side {
         Side::A => Some(setup.scenario.kernel.label()),
@@ -215,8 +241,9 @@ pub fn FileStrip(props: &StripProps) -> Html {
             </div>
             <div class="strip-canvas">
                 <canvas ref={canvas_ref} data-testid={id} height={strip::HEIGHT.to_string()}
-                    {onmousedown} {onmousemove} {onmouseup} {ondblclick} />
-                { for selection }
+                    style={format!("height:{}px", strip::HEIGHT)}
+                    {onpointerdown} {onpointermove} {onpointerup} {onpointercancel} {ondblclick} />
+                <div class="selection" style={selection} />
             </div>
             if side == Side::A { <Legend /> }
         </div>
