@@ -142,6 +142,9 @@ pub fn event_line(e: &Event) -> String {
         Event::Removed { index, order, .. } => {
             format!("{f}: folio {index} (order {order}) invalidated, no shadow left")
         }
+        Event::ShadowCleared { index, order, .. } => {
+            format!("{f}: shadow {index} (order {order}) cleared")
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 
 use folioscope_core::{NodeView, Slot};
 
-use crate::palette;
+use crate::palette::Palette;
 
 pub const PER_ROW: usize = 32;
 pub const CELL_W: usize = 20;
@@ -33,7 +33,7 @@ pub fn slot_at(x: f64, y: f64) -> usize {
 }
 
 /// Draws node `n` into `rgba`, which must hold WIDTH × HEIGHT pixels.
-pub fn render(n: &NodeView, rgba: &mut [u8]) {
+pub fn render(n: &NodeView, palette: &Palette, rgba: &mut [u8]) {
     debug_assert_eq!(rgba.len(), WIDTH * HEIGHT * 4);
     for px in rgba.chunks_exact_mut(4) {
         px.copy_from_slice(&[255, 255, 255, 255]);
@@ -50,10 +50,10 @@ pub fn render(n: &NodeView, rgba: &mut [u8]) {
             h: CELL_H - 2,
         };
         match n.slots[off] {
-            Slot::Folio(f) => cell.fill(rgba, palette::order_rgb(f.order)),
+            Slot::Folio(f) => cell.fill(rgba, palette.order(f.order)),
             Slot::Sibling { canonical } => {
                 let colour = order_of(n.slots[canonical as usize])
-                    .map(palette::order_rgb)
+                    .map(|o| palette.order(o))
                     .unwrap_or(UNKNOWN_SIBLING);
                 cell.hatch(rgba, colour);
                 cell.outline(rgba, colour, false);
@@ -139,7 +139,7 @@ mod tests {
     /// The slots whose cells hold a mark-coloured pixel.
     fn marked_slots(n: &NodeView) -> Vec<usize> {
         let mut rgba = vec![0u8; WIDTH * HEIGHT * 4];
-        render(n, &mut rgba);
+        render(n, &crate::palette::style_sheet().unwrap(), &mut rgba);
         let mut slots: Vec<usize> = rgba
             .chunks_exact(4)
             .enumerate()

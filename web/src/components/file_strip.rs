@@ -1,6 +1,9 @@
-//! The file strip: the whole file, or the zoomed range, as one canvas row.
-//! The wheel zooms around the pointer; a drag selects a range to zoom to;
-//! a double click zooms back out. At single-page zoom, page indices show.
+//! The file strip: the whole file, or the zoomed range, as one canvas row
+//! (`strip.rs` says what it draws), with the folio inspector under it.
+//! The wheel zooms around the pointer, by a factor that follows the
+//! wheel's travel; a drag selects a range to zoom to; a double click zooms
+//! back out. Hovering inspects the column under the pointer; focused, ←
+//! and → move the inspected page. At single-page zoom, page indices show.
 //! A strip reads the view's setup, the moment and the zoom, and draws the
 //! machine the seekers hold at that moment.
 
@@ -12,6 +15,8 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use yew::prelude::*;
 
+use crate::components::inspector::Inspector;
+use crate::components::strip_legend::StripLegend;
 use crate::context::{use_handles, use_moment, use_setup, use_zoom, Moment, Zoom};
 use crate::palette;
 use crate::seekers::SeekersHandle;
@@ -21,6 +26,26 @@ use crate::strip;
 /// How far, in CSS pixels, a press must move before its release zooms to
 /// the range it swept: less is a click, a tap or a double click's jitter.
 const DRAG_PX: f64 = 6.0;
+
+/// Wheel travel, in pixels, that halves or doubles the pages in view: one
+/// notch of a mouse wheel (100 px in Chromium and Firefox). A trackpad's
+/// flick sends many small deltas that add up the same way, instead of
+/// each halving the view.
+const WHEEL_PX_PER_DOUBLING: f64 = 100.0;
+/// The most one wheel event may zoom by, either way.
+const WHEEL_MAX_FACTOR: f64 = 4.0;
+
+/// The factor one wheel event scales the pages in view by: more than one
+/// zooms out, less zooms in.
+fn wheel_factor(e: &WheelEvent) -> f64 {
+    let px = match e.delta_mode() {
+        WheelEvent::DOM_DELTA_LINE => e.delta_y() * 33.0,
+        WheelEvent::DOM_DELTA_PAGE => e.delta_y() * 800.0,
+        _ => e.delta_y(),
+    };
+    2f64.powf(px / WHEEL_PX_PER_DOUBLING)
+        .clamp(1.0 / WHEEL_MAX_FACTOR, WHEEL_MAX_FACTOR)
+}
 
 /// The pixel buffer, reused from frame to frame.
 #[derive(Default)]
@@ -78,6 +103,9 @@ pub fn FileStrip(props: &StripProps) -> Html {
     let buffers = use_mut_ref(Buffers::default);
     let drag = use_state(|| None::<(f64, f64)>);
     let width = use_state(|| 0u32);
+    // The page the inspector names: under the pointer, or moved to with
+    // the keyboard; none, the current access's.
+    let inspect = use_state(|| None::<u64>);
 
     // Track the container's width.
     {
@@ -151,8 +179,7 @@ pub fn FileStrip(props: &StripProps) -> Html {
                     let x = e.offset_x().max(0) as u32;
                     let at = v.page_at(x.min(v.bins - 1));
                     let pages = v.pages();
-                    let factor = if e.delta_y() < 0.0 { 0.5 } else { 2.0 };
-                    let new_pages = ((pages as f64 * factor) as u64).max(8);
+                    let new_pages = ((pages as f64 * wheel_factor(e)).round() as u64).max(8);
                     let left = ((at - v.first) as f64 / pages as f64 * new_pages as f64) as u64;
                     let first = at.saturating_sub(left);
                     d.dispatch(Action::Zoom(first, first + new_pages));
@@ -180,10 +207,43 @@ pub fn FileStrip(props: &StripProps) -> Html {
     };
     let onpointermove = {
         let drag = drag.clone();
+        let inspect = inspect.clone();
         Callback::from(move |e: PointerEvent| {
             if let Some((a, _)) = *drag {
                 drag.set(Some((a, e.offset_x() as f64)));
             }
+            let v = view_of();
+            let x = (e.offset_x().max(0) as u32).min(v.bins.saturating_sub(1));
+            let page = v.page_at(x);
+            if v.pages() > 0 && *inspect != Some(page) {
+                inspect.set(Some(page));
+            }
+        })
+    };
+    let onpointerleave = {
+        let inspect = inspect.clone();
+        Callback::from(move |_: PointerEvent| inspect.set(None))
+    };
+    // Focused, ← and → move the inspected page a column (or, zoomed in
+    // past a page a column, a page) and keep the keys from the timeline.
+    let onkeydown = {
+        let inspect = inspect.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let v = view_of();
+            let by = (v.pages() / v.bins.max(1) as u64).max(1);
+            let from = (*inspect).unwrap_or((v.first + v.end) / 2);
+            let to = match e.key().as_str() {
+                "ArrowLeft" => from.saturating_sub(by).max(v.first),
+                "ArrowRight" => (from + by).min(v.end.saturating_sub(1)),
+                "Escape" => {
+                    inspect.set(None);
+                    return;
+                }
+                _ => return,
+            };
+            e.prevent_default();
+            e.stop_propagation();
+            inspect.set(Some(to));
         })
     };
     let onpointerup = {
@@ -228,24 +288,31 @@ pub fn FileStrip(props: &StripProps) -> Html {
         format!(" · building the model: {}%", p.done * 100 / p.of.max(1))
     });
     let id = format!("strip{}", side.suffix());
+    let at = (*inspect).and_then(|page| {
+        let x = v.bin_of(page)?;
+        let r = v.bin_pages(x);
+        Some((r.start, r.end, page))
+    });
     html! {
         <div class="strip-wrap">
             <div class="strip-head">
-                <strong class="strip-kernel">{ label }</strong>
+                <strong class="strip-kernel">{ label.clone() }</strong>
                 <span data-testid={format!("zoom-{id}")}>{ format!("pages {}..{} of {}", v.first, v.end.saturating_sub(1), zoom.pages) }</span>
                 if setup.built.is_none() {
                     <span class="muted" data-testid={format!("building{}", side.suffix())}>{ if building.is_empty() { " · building the model".to_string() } else { building } }</span>
                 } else {
-                    <span class="muted">{ " wheel: zoom · drag: select · double-click: whole file" }</span>
+                    <span class="muted">{ " wheel: zoom · drag: select · double-click: whole file · hover: inspect" }</span>
                 }
             </div>
             <div class="strip-canvas">
                 <canvas ref={canvas_ref} data-testid={id} height={strip::HEIGHT.to_string()}
-                    style={format!("height:{}px", strip::HEIGHT)}
-                    {onpointerdown} {onpointermove} {onpointerup} {onpointercancel} {ondblclick} />
+                    style={format!("height:{}px", strip::HEIGHT)} tabindex="0"
+                    aria-label={format!("file strip of {label}: pages by state and folio order; arrow keys inspect a page")}
+                    {onpointerdown} {onpointermove} {onpointerup} {onpointercancel} {onpointerleave} {ondblclick} {onkeydown} />
                 <div class="selection" style={selection} />
             </div>
-            if side == Side::A { <Legend /> }
+            <Inspector {side} {at} />
+            if side == Side::A { <StripLegend /> }
         </div>
     }
 }
@@ -270,9 +337,13 @@ fn draw_waiting(canvas_ref: &NodeRef, width: u32) {
         .flatten()
         .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
     {
-        let [r, g, b] = palette::UNCACHED;
-        ctx.set_fill_style_str(&format!("rgb({r},{g},{b})"));
-        ctx.fill_rect(0.0, 0.0, w as f64, strip::HEIGHT as f64);
+        ctx.set_fill_style_str(&palette::css(palette::current().uncached));
+        ctx.fill_rect(
+            0.0,
+            strip::FOLIO_TOP as f64,
+            w as f64,
+            (strip::FOLIO_BOTTOM - strip::FOLIO_TOP) as f64,
+        );
     }
 }
 
@@ -318,6 +389,7 @@ fn draw(
     } else {
         &[]
     };
+    let palette = palette::current();
     let mut b = buffers.borrow_mut();
     seekers.0.with(built, side.index(), step, |sim, _log| {
         // The page the last access touched, where the cursor stands.
@@ -328,43 +400,34 @@ fn draw(
                     .access(step - 1, cfg.file_size, cfg.page_size.bytes())
             })
             .and_then(|a| sim.machine().page_of(&a));
-        strip::render(sim.machine(), view, cursor_page, overlay, &mut b.rgba);
+        strip::render(
+            sim.machine(),
+            view,
+            cursor_page,
+            overlay,
+            &palette,
+            &mut b.rgba,
+        );
     });
     if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.rgba), w, strip::HEIGHT)
     {
         let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
-    // Page indices once single pages are wide enough to label.
+    // Page indices once single pages are wide enough to hold the longest
+    // (about 6 px a digit at 10 px), at the foot of the folio band, in
+    // black or white after what is under them.
     let pages = view.pages();
-    if pages > 0 && (w as u64) / pages >= 24 {
+    let digits = view.end.max(1).ilog10() as u64 + 1;
+    if pages > 0 && (w as u64) / pages >= 6 * digits + 6 {
         ctx.set_font("10px sans-serif");
-        ctx.set_fill_style_str("#ffffff");
+        let y = strip::FOLIO_BOTTOM - 3;
         for p in view.first..view.end {
             if let Some(x) = view.bin_of(p) {
-                let _ = ctx.fill_text(&p.to_string(), x as f64 + 2.0, 42.0);
+                let i = ((y * w + (x + 3).min(w - 1)) * 4) as usize;
+                let under = [b.rgba[i], b.rgba[i + 1], b.rgba[i + 2]];
+                ctx.set_fill_style_str(strip::label_colour(under));
+                let _ = ctx.fill_text(&p.to_string(), x as f64 + 3.0, y as f64);
             }
         }
-    }
-}
-
-#[component]
-fn Legend() -> Html {
-    let swatch = |css: String, label: String| {
-        html! { <span class="swatch"><i style={format!("background:{css}")}></i>{ label }</span> }
-    };
-    let rgb = |c: [u8; 3]| format!("rgb({},{},{})", c[0], c[1], c[2]);
-    html! {
-        <div class="legend" data-testid="legend">
-            { for (0..=9u8).map(|o| swatch(palette::order_css(o), format!("order {o}"))) }
-            { swatch(rgb(palette::UNCACHED), "not cached".into()) }
-            { swatch(rgb(palette::LOCKED), "under I/O".into()) }
-            { swatch(rgb(palette::NOT_UPTODATE), "not uptodate (fallocated)".into()) }
-            { swatch(rgb(palette::READAHEAD), "PG_readahead".into()) }
-            { swatch(rgb(palette::PTE), "PTE-mapped".into()) }
-            { swatch(rgb(palette::PMD), "PMD-mapped".into()) }
-            { swatch(rgb(palette::WINDOW), "ra window".into()) }
-            { swatch(rgb(palette::WINDOW_ASYNC), "async part".into()) }
-            { swatch(rgb(palette::CURSOR), "current access".into()) }
-        </div>
     }
 }

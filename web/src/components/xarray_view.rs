@@ -103,7 +103,7 @@ fn draw_slots(canvas_ref: &NodeRef, n: &NodeView) {
         return;
     };
     let mut rgba = vec![0u8; xa_pixels::WIDTH * xa_pixels::HEIGHT * 4];
-    xa_pixels::render(n, &mut rgba);
+    xa_pixels::render(n, &palette::current(), &mut rgba);
     if let Ok(img) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
         wasm_bindgen::Clamped(&rgba),
         xa_pixels::WIDTH as u32,
@@ -185,8 +185,8 @@ pub fn XarrayView() -> Html {
             { for rows }
             if tree.more { <p class="muted">{ format!("… more nodes; zoom in to see the leaves of a range.") }</p> }
             <div class="legend xa-legend">
-                <span class="swatch"><i class="slot folio" style={format!("background:{}", palette::order_css(0))}></i>{ "folio" }</span>
-                <span class="swatch"><i class="slot sibling" style={format!("--sib:{}", palette::order_css(9))}></i>{ "sibling slot" }</span>
+                <span class="swatch"><i class="slot folio" style="background:var(--order-0)"></i>{ "folio" }</span>
+                <span class="swatch"><i class="slot sibling" style="--sib:var(--order-9)"></i>{ "sibling slot" }</span>
                 <span class="swatch"><i class="slot shadow"></i>{ "shadow (value entry)" }</span>
                 <span class="swatch"><i class="slot node"></i>{ "child node" }</span>
                 <span class="swatch"><i class="slot empty"></i>{ "empty" }</span>
