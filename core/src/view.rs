@@ -517,6 +517,45 @@ impl Machine {
         }
     }
 
+    /// The pages of `[first, end)` whose state differs between this
+    /// machine and `other` (another kernel's, at the same step), as runs
+    /// `[start, end)` in order: a page differs when different entries
+    /// cover it (another folio, order or flags; a shadow against a folio
+    /// or nothing) or its mappings map it differently.
+    pub fn differing_pages(&self, other: &Machine, first: u64, end: u64) -> Vec<(u64, u64)> {
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        let mut differ = |p: u64| match runs.last_mut() {
+            Some(r) if r.1 == p => r.1 = p + 1,
+            _ => runs.push((p, p + 1)),
+        };
+        let mut p = first;
+        while p < end {
+            let (a, b) = (covering_of(self, p), covering_of(other, p));
+            if a != b {
+                differ(p);
+                p += 1;
+                continue;
+            }
+            // One entry covers the page in both: the rest of it at once,
+            // page by page only for how its pages are mapped.
+            match a {
+                Covering::Folio(f) => {
+                    for q in p..f.next_index().min(end) {
+                        if self.count_mapped_everywhere(q, q + 1)
+                            != other.count_mapped_everywhere(q, q + 1)
+                        {
+                            differ(q);
+                        }
+                    }
+                    p = f.next_index().max(p + 1);
+                }
+                Covering::Shadow { index, order } => p = (index + (1u64 << order)).max(p + 1),
+                Covering::Nothing => p += 1,
+            }
+        }
+        runs
+    }
+
     /// How the pages `[first, end)` are mapped, over every mapping of the
     /// file (a page two mappings map counts twice).
     pub fn mapped(&self, first: u64, end: u64) -> Mapped {
@@ -816,6 +855,44 @@ mod tests {
             folios > 0 && shadows > 0 && siblings > 0,
             "{folios} {shadows} {siblings}"
         );
+    }
+
+    /// Two kernels' machines differ on exactly the pages whose views
+    /// differ, as runs.
+    #[test]
+    fn differing_pages_are_the_pages_whose_views_differ() {
+        let run = |kernel: crate::Kernel| {
+            let cfg = Config::new(Scenario {
+                kernel,
+                file_size: 64 << 20,
+                pattern: Pattern::Rev,
+                madvise: Madvise::Hugepage,
+                ..Scenario::default()
+            })
+            .unwrap();
+            let mut sim = Simulation::new(cfg);
+            sim.run_to(4000, &mut NoEvents);
+            sim.machine().clone()
+        };
+        let a = run(crate::Kernel::from_variant(crate::Variant::V7_4Rc2));
+        let b = run(crate::Kernel::from_variant(crate::Variant::V7_4Rc2DescRa));
+        let pages = a.geo.nr_pages;
+        let runs = a.differing_pages(&b, 0, pages);
+        let want: Vec<u64> = (0..pages)
+            .filter(|&p| {
+                let (x, y) = (a.page_view(p), b.page_view(p));
+                (x.covering, x.pte_mappings, x.pmd_mappings)
+                    != (y.covering, y.pte_mappings, y.pmd_mappings)
+            })
+            .collect();
+        let got: Vec<u64> = runs.iter().flat_map(|&(s, e)| s..e).collect();
+        assert_eq!(got, want);
+        assert!(!want.is_empty(), "the kernels part by access 4000");
+        assert!(
+            runs.windows(2).all(|w| w[0].1 < w[1].0),
+            "runs apart, in order"
+        );
+        assert!(a.differing_pages(&a.clone(), 0, pages).is_empty());
     }
 
     #[test]
