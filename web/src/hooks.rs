@@ -13,7 +13,7 @@ pub use use_build::use_build;
 pub use use_history::use_history;
 pub use use_keys::use_keys;
 pub use use_play::use_play;
-pub use use_probe_drop::use_probe_drop;
+pub use use_probe_drop::{open_file, use_probe_drop};
 pub use use_warm_up::use_warm_up;
 
 /// Resolves at the browser's next animation frame.

@@ -14,7 +14,9 @@
 //!   entries (evicted); between them, pages never cached. Zoomed in to
 //!   three pixels a page or more, a folio that follows another starts
 //!   with a line, so that neighbouring folios of one order stay apart;
-//! - `file_ra_state`: the window, and its async part.
+//! - `file_ra_state`: the window, and its async part;
+//! - in compare mode, under another kernel's strip: the columns whose
+//!   pages it holds differently from the first kernel.
 //!
 //! [`paint`] draws bins however they were made (the model's, or a real
 //! kernel's); [`render`] makes them from a machine and the events applied
@@ -33,8 +35,18 @@ pub const FOLIO_TOP: u32 = 13;
 pub const FOLIO_BOTTOM: u32 = 49;
 pub const WIN_TOP: u32 = 52;
 pub const WIN_BOTTOM: u32 = 59;
+pub const DIFF_TOP: u32 = 61;
+pub const DIFF_BOTTOM: u32 = 64;
 /// Pixels a page must span before folio edges are drawn.
 pub const EDGE_MIN_PX: u64 = 3;
+
+/// What a strip is drawn against: its current access, and in compare
+/// mode the first kernel's bins, to mark where this kernel's differ.
+#[derive(Clone, Copy, Default)]
+pub struct Marks<'a> {
+    pub cursor: Option<u64>,
+    pub reference: Option<&'a [Bin]>,
+}
 
 /// Renders the strip into `buf` (resized to width × HEIGHT × 4): the
 /// machine's state, then `overlay`, the events already applied inside the
@@ -42,13 +54,13 @@ pub const EDGE_MIN_PX: u64 = 3;
 pub fn render(
     m: &Machine,
     view: Span,
-    cursor: Option<u64>,
     overlay: &[Event],
+    marks: Marks,
     palette: &Palette,
     buf: &mut Vec<u8>,
 ) {
     if view.pages() == 0 {
-        paint(&[], view, None, None, palette, buf);
+        paint(&[], view, None, marks, palette, buf);
         return;
     }
     // The machine before the access, and what its first events did.
@@ -60,19 +72,19 @@ pub fn render(
         picture.bins(),
         view,
         Some(picture.ra()),
-        cursor,
+        marks,
         palette,
         buf,
     );
 }
 
 /// Paints `bins`, one per pixel column of `span`, with the readahead
-/// window of `ra` and the current access at page `cursor`.
+/// window of `ra` and `marks`.
 pub fn paint(
     bins: &[Bin],
     span: Span,
     ra: Option<FileRaState>,
-    cursor: Option<u64>,
+    marks: Marks,
     p: &Palette,
     buf: &mut Vec<u8>,
 ) {
@@ -141,9 +153,20 @@ pub fn paint(
                 put(x, WIN_TOP, WIN_BOTTOM, p.window);
             }
         }
+
+        // Where this kernel holds the column's pages differently from the
+        // first kernel (their states and orders, shadows, mappings,
+        // PG_readahead marks or folio starts).
+        if marks
+            .reference
+            .and_then(|r| r.get(x as usize))
+            .is_some_and(|r| r != b)
+        {
+            put(x, DIFF_TOP, DIFF_BOTTOM, p.differs);
+        }
     }
     // The current access: two dark columns set off by light ones.
-    if let Some(c) = cursor.and_then(|page| span.bin_of(page)) {
+    if let Some(c) = marks.cursor.and_then(|page| span.bin_of(page)) {
         for (dx, rgb) in [
             (-1, p.cursor_edge),
             (0, p.cursor),
@@ -252,11 +275,12 @@ mod tests {
             let mut events = Vec::new();
             sim.step(&mut events);
             for view in views {
-                render(&before, view, None, &events, &p, &mut a);
-                render(sim.machine(), view, None, &[], &p, &mut b);
+                let none = Marks::default();
+                render(&before, view, &events, none, &p, &mut a);
+                render(sim.machine(), view, &[], none, &p, &mut b);
                 assert!(a == b, "{view:?}");
                 let mut c = Vec::new();
-                render(&before, view, None, &[], &p, &mut c);
+                render(&before, view, &[], none, &p, &mut c);
                 drawn_changes += (c != b) as u32;
             }
         }
@@ -295,7 +319,21 @@ mod tests {
         bins[1].resident = 900;
         bins[1].locked = 300;
         let mut buf = Vec::new();
-        paint(&bins, span, None, None, &p, &mut buf);
+        // Against a first kernel's bins that hold the same first column.
+        let reference = vec![bins[0], Bin::default(), Bin::default()];
+        let marks = Marks {
+            cursor: None,
+            reference: Some(&reference),
+        };
+        paint(&bins, span, None, marks, &p, &mut buf);
+        let diff_row = |x: u32| {
+            let i = ((DIFF_TOP * 3 + x) * 4) as usize;
+            [buf[i], buf[i + 1], buf[i + 2]] == p.differs
+        };
+        assert_eq!(
+            [diff_row(0), diff_row(1), diff_row(2)],
+            [false, true, false]
+        );
         let band = (FOLIO_BOTTOM - FOLIO_TOP) as usize;
         let c0 = column(&buf, 3, 0);
         // 1% of 36 px rounds to none, but cached pages always show.

@@ -13,7 +13,7 @@ use crate::tools::{setup_build, trunk_cmd};
 /// The budget for wasm + js + css, gzipped. Raised from 400 KB for issue
 /// 13's folio inspector, truthful strip, side-by-side compare and the
 /// seeds' tables, which the app now computes itself.
-pub const GZIP_BUDGET: u64 = 450 * 1024;
+pub const GZIP_BUDGET: u64 = 470 * 1024;
 
 pub fn dist() -> Result<PathBuf> {
     setup_build()?;

@@ -130,12 +130,11 @@ fn describe(
     if end - first > 1 {
         lines.push(column_line(first, end, &bin));
     }
-    lines.push(page_line(
-        page,
-        covering,
-        view.pte_mappings,
-        view.pmd_mappings,
-    ));
+    let mut line = page_line(page, covering, view.pte_mappings, view.pmd_mappings);
+    if at.is_none() {
+        line = line.replacen(':', " (the current access):", 1);
+    }
+    lines.push(line);
     let path = path_line(&view.path, covering);
     lines.push(if covering == view.covering {
         path

@@ -51,6 +51,26 @@ pub fn ShareButtons() -> Html {
         let d = d.clone();
         Callback::from(move |_| d.dispatch(Action::ShowOpenText(true)))
     };
+    // A real kernel's file, chosen rather than dropped.
+    let file_ref = use_node_ref();
+    let choose = {
+        let file_ref = file_ref.clone();
+        Callback::from(move |_| {
+            if let Some(input) = file_ref.cast::<web_sys::HtmlInputElement>() {
+                input.click();
+            }
+        })
+    };
+    let chosen = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                crate::hooks::open_file(file, d.clone());
+            }
+            input.set_value("");
+        })
+    };
     let presenter = mode == Mode::Presenter;
     let toggle_presenter = {
         Callback::from(move |_| {
@@ -63,6 +83,11 @@ pub fn ShareButtons() -> Html {
     };
     html! {
         <div class="share">
+            <button onclick={choose} data-testid="open-file"
+                title="A report of `folioscope probe --json` from a real kernel: its strip is shown under the model's. Dropping the file on the page does the same.">
+                { "Open real-kernel file\u{2026}" }
+            </button>
+            <input ref={file_ref} type="file" accept=".json,application/json" hidden=true onchange={chosen} data-testid="open-file-input" />
             <button onclick={copy_link} data-testid="copy-link">{ "Copy link" }</button>
             <button onclick={copy_text} data-testid="copy-text">{ "Copy as text" }</button>
             <button onclick={open_text} data-testid="open-text">{ "Open from text" }</button>

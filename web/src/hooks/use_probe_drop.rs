@@ -1,5 +1,6 @@
-//! A `folioscope probe --json` report dropped anywhere on the page: read,
-//! compared with the model at its step (`probe.rs`), and shown.
+//! A `folioscope probe --json` report dropped anywhere on the page, or
+//! chosen with the header's button ([`open_file`]): read, compared with
+//! the model at its step (`probe.rs`), and shown.
 
 use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
@@ -26,26 +27,31 @@ pub fn use_probe_drop(dispatch: Dispatch) {
             else {
                 return;
             };
-            let d = dispatch.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let text = wasm_bindgen_futures::JsFuture::from(file.text())
-                    .await
-                    .ok()
-                    .and_then(|v| v.as_string())
-                    .unwrap_or_default();
-                match crate::probe::load(&text) {
-                    Ok((overlay, scenario, step)) => {
-                        d.dispatch(Action::Probe(Kept::new(overlay), scenario, step))
-                    }
-                    Err((field, message)) => {
-                        d.dispatch(Action::Reject(format!("probe report {field}"), message))
-                    }
-                }
-            });
+            open_file(file, dispatch.clone());
         });
         move || {
             drop(over);
             drop(dropped);
+        }
+    });
+}
+
+/// Reads a real kernel's file (a probe report) and shows it, or names in
+/// a banner what is wrong with it.
+pub fn open_file(file: web_sys::File, d: Dispatch) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let text = wasm_bindgen_futures::JsFuture::from(file.text())
+            .await
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default();
+        match crate::probe::load(&text) {
+            Ok((overlay, scenario, step)) => {
+                d.dispatch(Action::Probe(Kept::new(overlay), scenario, step))
+            }
+            Err((field, message)) => {
+                d.dispatch(Action::Reject(format!("probe report {field}"), message))
+            }
         }
     });
 }
