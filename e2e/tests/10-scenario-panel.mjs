@@ -13,7 +13,9 @@ export async function run({ newPage, expect, expectEq, text, cliText, shot }) {
   const help = cliText(['run', '--help']);
   const options = [...help.matchAll(/^\s+--([a-z-]+) </gm)].map((m) => m[1]).filter((o) => o !== 'patch' && o !== 'step');
   expect(options.length >= 10, `the CLI lists the scenario options (${options})`);
-  for (const o of options.filter((o) => !['tmpfs-huge', 'tmpfs-file', 'hwpoison'].includes(o))) {
+  // --recording and --recorded-file name a file on the command line: the
+  // app opens a file with a button, not a panel control.
+  for (const o of options.filter((o) => !['tmpfs-huge', 'tmpfs-file', 'hwpoison', 'recording', 'recorded-file'].includes(o))) {
     expect((await page.$(`[data-testid="p-${o}"]`)) !== null, `the panel has a control for --${o}`);
   }
   const optionalExec = [...help.matchAll(/^\s+--exec \[/gm)].length === 1;
@@ -23,6 +25,7 @@ export async function run({ newPage, expect, expectEq, text, cliText, shot }) {
   await settle(page, 'exec=on');
 
   // A patch switched by hand stays when another variant is chosen.
+  await page.click('[data-testid="patches"] summary');
   await page.click('[data-testid="patch-desc-ra-2-hugepage"]');
   await page.waitForFunction(() => document.querySelector('[data-testid="kernel"]').textContent.trim() === 'v6.18+desc-ra-2-hugepage');
   await page.selectOption('[data-testid="p-kernel"]', 'v7.4-rc2+desc-ra-2-hugepage');

@@ -166,7 +166,7 @@ export async function run({ newPage, expect, expectEq, text, cli, shot, log }) {
   // hovered, a page's folio, mapping, xarray path and origin, as the CLI
   // lays the folios out; focused, ← → move it without moving the step.
   const before = await deep.textContent('[data-testid="inspector"]');
-  expect(/^page \d+: /.test(before), `the inspector names the current access's page: ${before}`);
+  expect(/^page \d+ \(the current access\): /.test(before), `the inspector names the current access's page: ${before}`);
   const dbox = await (await deep.$('[data-testid="strip"]')).boundingBox();
   await deep.mouse.move(dbox.x + dbox.width * 0.5, dbox.y + 30);
   await deep.waitForFunction(() => /added by access #\d+, event \d+ of \d+: /.test(document.querySelector('[data-testid="inspector"]').textContent));
