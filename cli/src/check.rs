@@ -17,7 +17,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use folioscope_core::{Config, Event, EventSink, Simulation, Summary, Tracepoint};
-use folioscope_scenario::event_check::{check_events, is_compared, EventCheck};
+use folioscope_scenario::event_check::{
+    check_events, check_steps, is_compared, EventCheck, StepCheck,
+};
 use folioscope_scenario::Report;
 
 use crate::args::ScenarioArgs;
@@ -48,32 +50,40 @@ pub struct CheckArgs {
     pub json: bool,
 }
 
-/// A sink that keeps the tracepoints the check compares.
+/// A sink that keeps the tracepoints the check compares, each with the
+/// number of the access it came in (1-based).
 #[derive(Default)]
-struct Compared(Vec<Tracepoint>);
+struct Compared {
+    access: u64,
+    events: Vec<(u64, Tracepoint)>,
+}
 
 impl EventSink for Compared {
     fn emit(&mut self, e: Event) {
         if let Event::Tracepoint(tp) = e {
             if is_compared(&tp) {
-                self.0.push(tp);
+                self.events.push((self.access, tp));
             }
         }
     }
 }
 
-/// Runs the model to the end, keeping its compared tracepoints.
-fn model_run(cfg: &Config) -> (Report, Vec<Tracepoint>) {
+/// Runs the model to the end, keeping its compared tracepoints with their
+/// accesses.
+fn model_run(cfg: &Config) -> (Report, Vec<(u64, Tracepoint)>) {
     let mut sim = Simulation::new(cfg.clone());
     let mut sink = Compared::default();
-    sim.run(&mut sink);
+    while !sim.is_done() {
+        sink.access = sim.step_count() + 1;
+        sim.step(&mut sink);
+    }
     let report = Report::from_model(
         cfg,
         &Summary::of(sim.machine()),
         sim.step_count(),
         sim.len(),
     );
-    (report, sink.0)
+    (report, sink.events)
 }
 
 pub fn check(args: &CheckArgs) -> Result<ExitCode, CliError> {
@@ -97,6 +107,7 @@ pub fn check(args: &CheckArgs) -> Result<ExitCode, CliError> {
     let real = &probed.report;
     let diffs = model.differences(real);
     #[cfg(target_os = "linux")]
+    let model_events: Vec<Tracepoint> = model_events.into_iter().map(|(_, t)| t).collect();
     let events = probed.traced.as_ref().map(|t| {
         check_events(
             &model_events,
@@ -180,15 +191,19 @@ fn print_figures(model: &Report, real: &Report) {
 fn check_recording(args: &CheckArgs, o: &Opened) -> Result<ExitCode, CliError> {
     let cfg = validate(o.scenario(&args.scenario)?)?;
     let (model, model_events) = model_run(&cfg);
-    let real = o.rec.events(o.file);
-    let events = check_events(&model_events, &real, o.inode(), cfg.page_size.shift());
+    let real = o.rec.numbered_events(o.file);
+    let StepCheck {
+        check: events,
+        step: parted,
+    } = check_steps(&model_events, &real, o.inode(), cfg.page_size.shift());
     let end = o.rec.end.get(o.file as usize).and_then(Option::as_ref);
     let end_diffs = end.map(|e| model.end_state_differences(&e.resident, &e.folios));
     if args.json {
         println!(
-            "{{\"file\":{},\"events\":{},\"end_state\":{}}}",
+            "{{\"file\":{},\"events\":{},\"parted_after\":{},\"end_state\":{}}}",
             serde_json::to_string(o.path()).unwrap_or_default(),
             serde_json::to_string(&events.lines()).unwrap_or_default(),
+            serde_json::to_string(&parted).unwrap_or_default(),
             serde_json::to_string(&end_diffs).unwrap_or_default()
         );
     } else {
@@ -200,6 +215,9 @@ fn check_recording(args: &CheckArgs, o: &Opened) -> Result<ExitCode, CliError> {
         );
         for line in events.lines() {
             println!("events: {line}");
+        }
+        if let Some(step) = parted {
+            println!("events: the model and the kernel part after access {step}");
         }
         match &end_diffs {
             None => println!("end state: not recorded (a recording made from trace text)"),

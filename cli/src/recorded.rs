@@ -66,14 +66,9 @@ impl RecordingArgs {
             .map_err(|e| CliError::Usage(format!("--recording: {}: {e}", path.display())))?;
         let file = match &self.recorded_file {
             Some(which) => chosen_file(&rec, which)?,
-            None => (0..rec.files.len() as u32)
-                .find(|&k| !rec.accesses(k).is_empty())
-                .ok_or_else(|| {
-                    CliError::Usage(format!(
-                        "--recording: {}: the program accessed none of its files",
-                        path.display()
-                    ))
-                })?,
+            None => rec
+                .first_accessed_file()
+                .map_err(|e| CliError::Usage(format!("--recording: {}: {e}", path.display())))?,
         };
         Ok(Some(Opened { rec, file }))
     }

@@ -1,6 +1,8 @@
-//! Criterion benchmarks of whole scenarios on the model. The target from the
-//! model issue: the backward walk of a 2 GiB file under MADV_SEQUENTIAL
-//! (524,288 major faults on the real kernel) simulates in at most 100 ms.
+//! Criterion benchmarks of whole scenarios on the model, and of a timeline
+//! jump. `cargo xtask bench` prints their medians with the figures that
+//! have targets: the backward walk of a 2 GiB file under MADV_SEQUENTIAL
+//! (524,288 major faults on the real kernel) against the running kernel,
+//! native and in wasm.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use folioscope_core::{Config, Madvise, NoEvents, Pattern, Simulation, Timeline};

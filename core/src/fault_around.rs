@@ -28,7 +28,7 @@ use crate::kernel::Patch;
 use crate::machine::Machine;
 use crate::mapping::Pmd;
 use crate::tracepoint::Tracepoint;
-use crate::xarray::{decode_slot, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
+use crate::xarray::{pointer_payload, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
 
 /// What mapping one folio (or a window of them) counted towards the mmap
 /// hit check.
@@ -184,6 +184,15 @@ impl Machine {
     /// the first folio, which it maps too. It counts what the slot-by-slot
     /// walk counts: no node visits, and the one `xas_find` that ends it.
     /// None when the window does not qualify.
+    ///
+    /// The window is at most one leaf, 64 pages, so what
+    /// `next_uptodate_folio` and `filemap_map_order0_folio` test of a page
+    /// is one bit of a word: whether its folio can be mapped (uptodate,
+    /// not locked, not PG_readahead, not poisoned), whether it also counts
+    /// as an mmap hit (not PG_workingset), and whether the page has a
+    /// translation already. The pages mapped are the mappable unmapped
+    /// ones, in one write to the page table bits, and their events go out
+    /// in page order as the folio-by-folio walk emits them.
     fn map_pages_leaf<S: EventSink>(
         &mut self,
         xas: &XaState,
@@ -200,41 +209,57 @@ impl Machine {
         {
             return None;
         }
-        let slots = self.cache.xa.leaf_slots(id)?;
-        let lo = (first & 63) as u32;
-        let hi = (end_pgoff & 63) as u32;
-        // Gather first: the scan reads the leaf, the mapping is written after.
-        let mut usable = [0u16; XA_CHUNK_SIZE];
-        let mut n = 0;
-        for off in lo..=hi {
-            match decode_slot(slots[off as usize]) {
-                Entry::Pointer(p) => {
-                    let f = Folio::decode(0, p);
-                    if !f.test(FolioFlags::LOCKED)
-                        && f.test(FolioFlags::UPTODATE)
-                        && !f.test(FolioFlags::READAHEAD)
-                    {
-                        usable[n] = (off as u16) | ((f.flags.bits() & 0x3ff) << 6);
-                        n += 1;
-                    }
+        let lo = (first & 63) as usize;
+        let hi = (end_pgoff & 63) as usize;
+        // `xas_next_entry` calls `xas_find` at an internal entry, such as a
+        // sibling of a large folio's shadow: such a window is left to the
+        // walk that counts it.
+        let window = self.cache.xa.leaf_window(id, lo, hi)?;
+        // Bit i stands for slot lo + i, page first + i. A page is mapped
+        // if its folio is uptodate, neither locked, marked PG_readahead
+        // nor poisoned; it counts as an mmap hit if not PG_workingset
+        // either. From the last slot down, shifting each bit in at the
+        // bottom: a scalar loop with no variable shifts.
+        let busy = FolioFlags::UPTODATE
+            .union(FolioFlags::LOCKED)
+            .union(FolioFlags::READAHEAD)
+            .union(FolioFlags::HWPOISON);
+        let (mut live, mut flags_seen) = (0u64, 0u16);
+        for &slot in window.iter().rev() {
+            let flags = Folio::flags_of(pointer_payload(slot)).bits();
+            live = (live << 1) | (flags & busy.bits() == FolioFlags::UPTODATE.bits()) as u64;
+            flags_seen |= flags;
+        }
+        // PG_workingset is rare (a refault under a memory limit): only a
+        // window that has it is read again for the hits.
+        let mut hit = live;
+        if flags_seen & FolioFlags::WORKINGSET.bits() != 0 {
+            for (i, &slot) in window.iter().enumerate() {
+                if Folio::flags_of(pointer_payload(slot)).contains(FolioFlags::WORKINGSET) {
+                    hit &= !(1u64 << i);
                 }
-                // `xas_next_entry` calls `xas_find` at an internal entry,
-                // such as a sibling of a large folio's shadow: leave this
-                // window to the walk that counts it.
-                e if e.is_internal() => return None,
-                _ => {}
             }
         }
-        let base = first & !63;
-        let mut hits = Hits::default();
-        for &u in &usable[..n] {
-            let index = base + (u & 63) as u64;
-            let flags = crate::folio::FolioFlags::from_bits(u >> 6);
-            let f = Folio::new(index, 0, flags);
-            hits.add(self.filemap_map_order0_folio(fault_pgoff, &f, sink));
+        let nr = (hi - lo + 1) as u32;
+        let new = self.mm.map_unmapped(first, nr, live);
+        let mut rest = new;
+        while rest != 0 {
+            sink.emit(Event::PtesMapped {
+                func: KFunc::FilemapMapPages,
+                first: first + rest.trailing_zeros() as u64,
+                nr: 1,
+            });
+            rest &= rest - 1;
         }
+        let fault = fault_pgoff.wrapping_sub(first);
+        let mapped_fault = fault < nr as u64 && (new >> fault) & 1 != 0;
         self.cache.xa.bump(crate::xarray::Stat::Find);
-        Some(hits)
+        Some(Hits {
+            pages: hit.count_ones(),
+            mapped_fault,
+            fault_hit: mapped_fault && (hit >> fault) & 1 != 0,
+            pmd: false,
+        })
     }
 
     /// The mmap hit check, once the window is mapped (the helpers of the

@@ -133,6 +133,12 @@ impl Folio {
         Folio::decode(index, payload)
     }
 
+    /// The flags packed in a payload (none in a zero payload).
+    #[inline]
+    pub fn flags_of(payload: u64) -> FolioFlags {
+        FolioFlags(((payload >> (1 + ORDER_BITS)) & ((1 << FLAG_BITS) - 1)) as u16)
+    }
+
     /// Unpacks a payload stored at `index`.
     pub(crate) fn decode(index: u64, payload: u64) -> Self {
         Folio {

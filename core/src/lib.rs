@@ -92,9 +92,11 @@
 //!   step.
 //! - [`Timeline::events_of`] returns the events access `step` made
 //!   (1-based: the access that leads to the state after `step`).
-//! - [`Timeline::samples`], [`Timeline::marks`], [`Timeline::next_mark`],
+//! - [`Timeline::samples`], [`Timeline::mark_count`],
+//!   [`Timeline::mark_steps`], [`Timeline::next_mark`],
 //!   [`Timeline::prev_mark`] and [`Timeline::density`] read what the build
-//!   recorded; [`Timeline::first_difference`] runs two timelines of one
+//!   recorded ([`Timeline::marks`] too, but it keeps a slice of every mark
+//!   once asked); [`Timeline::first_difference`] runs two timelines of one
 //!   pattern in lockstep and returns the first step after which their
 //!   states differ.
 //!

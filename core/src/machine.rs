@@ -208,6 +208,9 @@ impl Machine {
     /// unlocked. The model completes I/O when a task waits on a folio and
     /// at the end of each fault attempt or `read()` call.
     pub(crate) fn complete_io<S: EventSink>(&mut self, sink: &mut S) {
+        if self.inflight.is_empty() {
+            return;
+        }
         let inflight = std::mem::take(&mut self.inflight);
         for (index, _) in inflight.iter().copied() {
             self.cache.folio_end_read(index, sink);
@@ -223,10 +226,10 @@ impl Machine {
 
     /// Adds page-by-page `xa_load` calls the model performed in bulk.
     pub(crate) fn count_loads(&self, loads: u64, visits: u64) {
-        let mut s = self.cache.xa.stats();
-        s.xas_load += loads;
-        s.node_visits += visits;
-        self.cache.xa.set_stats(s);
+        self.cache.xa.bump_by(crate::xarray::Stat::Load, loads);
+        self.cache
+            .xa
+            .bump_by(crate::xarray::Stat::NodeVisit, visits);
     }
 
     /// Bytes of model state, for the memory budget and checkpoint spacing.

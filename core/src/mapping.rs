@@ -99,6 +99,15 @@ pub struct Mapping {
     pub fingerprint: u64,
 }
 
+/// The low `nr` bits (`nr` at most 64).
+fn low_bits(nr: u32) -> u64 {
+    if nr >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << nr) - 1
+    }
+}
+
 fn map_hash(page: u64, pmd: bool) -> u64 {
     crate::pattern::splitmix64((page << 1) | pmd as u64)
 }
@@ -253,6 +262,44 @@ impl Mapping {
         if self.pmd[pmd] == Pmd::None {
             self.pmd[pmd] = Pmd::Table;
         }
+    }
+
+    /// `set_pte_range` for each page of `want` (bit i for page `first +
+    /// i`) that a load finds unmapped, in one write of the page table
+    /// bits; returns those pages. The pages (at most 64) lie inside the VMA
+    /// and under one PMD, as a fault-around window's do.
+    pub fn map_unmapped(&mut self, first: u64, nr: u32, want: u64) -> u64 {
+        let pmd = self.pmd_slot(first);
+        let b = self.bit_of(first);
+        let (w, s) = ((b / 64) as usize, (b % 64) as u32);
+        let mapped = match self.pmd[pmd] {
+            Pmd::Huge => return 0,
+            // No page table: no PTE yet.
+            Pmd::None => 0,
+            Pmd::Table => {
+                let mut bits = self.pte[w] >> s;
+                if s != 0 && s + nr > 64 {
+                    bits |= self.pte[w + 1] << (64 - s);
+                }
+                bits
+            }
+        };
+        let new = want & low_bits(nr) & !mapped;
+        if new == 0 {
+            return 0;
+        }
+        self.pte[w] |= new << s;
+        if s != 0 && new >> (64 - s) != 0 {
+            self.pte[w + 1] |= new >> (64 - s);
+        }
+        self.pte_mapped += new.count_ones() as u64;
+        let mut rest = new;
+        while rest != 0 {
+            self.fingerprint ^= map_hash(first + rest.trailing_zeros() as u64, false);
+            rest &= rest - 1;
+        }
+        self.pmd[pmd] = Pmd::Table;
+        new
     }
 
     /// `pmd_install`: a page table for the range, with no PTEs yet.

@@ -11,7 +11,7 @@ use crate::event::{Event, EventSink, KFunc};
 use crate::folio::{Folio, FolioFlags, Shadow};
 use crate::lru::Lru;
 use crate::tracepoint::Tracepoint;
-use crate::xarray::{Entry, XArray, XaState};
+use crate::xarray::{pointer_payload, Entry, Visit, XArray, XaState};
 
 /// The error of `filemap_add_folio` the model can meet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -345,12 +345,60 @@ impl AddressSpace {
         fp
     }
 
-    /// Every cached folio in index order, uncounted.
+    /// Every cached folio in index order, uncounted. Whole leaves come as
+    /// raw slots, scanned in a tight loop: a folio's payload carries its
+    /// order, so a leaf's folios are its pointer slots.
     pub fn for_each_folio(&self, mut f: impl FnMut(Folio)) {
-        self.xa.for_each_entry(|index, _order, e| {
-            if let Entry::Pointer(p) = e {
-                f(Folio::decode(index, p));
+        self.xa.for_each_leaf_in(0, u64::MAX, |v| match v {
+            Visit::Leaf(base, slots) => {
+                for (k, &slot) in slots.iter().enumerate() {
+                    let p = pointer_payload(slot);
+                    if p != 0 {
+                        f(Folio::decode(base + k as u64, p));
+                    }
+                }
             }
+            Visit::Entry(index, _order, Entry::Pointer(p)) => f(Folio::decode(index, p)),
+            Visit::Entry(..) => {}
+        });
+    }
+
+    /// Every cached folio in index order, uncounted, in runs: `f(folio, n)`
+    /// stands for `n` adjacent folios of `folio`'s order and flags, the
+    /// first of them `folio` (LRU stamps are not told apart). A leaf of
+    /// order-0 folios comes as a few runs, for figures that count pages.
+    pub fn for_each_folio_run(&self, mut f: impl FnMut(Folio, u64)) {
+        self.xa.for_each_leaf_in(0, u64::MAX, |v| match v {
+            Visit::Leaf(base, slots) => {
+                // The open run: its first folio, its flags and its length.
+                let mut run: Option<(Folio, u16, u64)> = None;
+                for (k, &slot) in slots.iter().enumerate() {
+                    let p = pointer_payload(slot);
+                    let folio = (p != 0).then(|| Folio::decode(base + k as u64, p));
+                    match (&mut run, folio) {
+                        (Some((_, flags, n)), Some(g))
+                            if g.order == 0 && g.flags.bits() == *flags =>
+                        {
+                            *n += 1;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    if let Some((first, _, n)) = run.take() {
+                        f(first, n);
+                    }
+                    match folio {
+                        Some(g) if g.order == 0 => run = Some((g, g.flags.bits(), 1)),
+                        Some(g) => f(g, 1),
+                        None => {}
+                    }
+                }
+                if let Some((first, _, n)) = run {
+                    f(first, n);
+                }
+            }
+            Visit::Entry(index, _order, Entry::Pointer(p)) => f(Folio::decode(index, p), 1),
+            Visit::Entry(..) => {}
         });
     }
 

@@ -153,17 +153,27 @@ impl Machine {
         let mut i = 0;
         while i < nr_to_read {
             let at = index + i;
-            // The kernel loads each index in turn; a run of cached pages
-            // is skipped here in one step, with the same lookups counted.
-            let run = self.cache.xa.peek_present_run(at, index + nr_to_read);
-            if run.end > at {
-                self.count_loads(run.end - at, run.visits);
-                self.read_pages(ractl, sink);
-                ractl.index = run.end;
-                i = ractl.index + ractl.nr_pages - index;
-                continue;
+            if !self.fast_paths {
+                // The kernel's way: load each index in turn.
+                if let crate::xarray::Entry::Pointer(_) = self.cache.xa.load(at) {
+                    self.read_pages(ractl, sink);
+                    ractl.index += min_nrpages;
+                    i = ractl.index + ractl.nr_pages - index;
+                    continue;
+                }
+            } else {
+                // The fast path: a run of cached pages is skipped in one
+                // step, with the same lookups counted.
+                let run = self.cache.xa.peek_present_run(at, index + nr_to_read);
+                if run.end > at {
+                    self.count_loads(run.end - at, run.visits);
+                    self.read_pages(ractl, sink);
+                    ractl.index = run.end;
+                    i = ractl.index + ractl.nr_pages - index;
+                    continue;
+                }
+                self.count_loads(1, run.miss_visits);
             }
-            self.count_loads(1, run.miss_visits);
             let flags = if i == mark {
                 FolioFlags::READAHEAD
             } else {

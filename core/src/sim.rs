@@ -81,6 +81,13 @@ impl Simulation {
     }
 
     /// Makes one access. Returns false when the scenario was already over.
+    ///
+    /// Never inlined into the loops that call it: a wasm engine optimises
+    /// a function for its next call and never the call that is running
+    /// (there is no on-stack replacement for wasm in V8), so the work of an
+    /// access must be a function called once per access, not the body of
+    /// one long-running loop.
+    #[inline(never)]
     pub fn step<S: EventSink>(&mut self, sink: &mut S) -> bool {
         let Some(access) = self.next_access() else {
             return false;

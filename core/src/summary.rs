@@ -52,12 +52,13 @@ impl Summary {
         let mut folios: Vec<FolioRun> = Vec::new();
         let mut by_order = [0u64; 32];
         let mut resident_pages = 0;
-        m.cache.for_each_folio(|f| {
-            by_order[f.order as usize] += 1;
+        // `count` adjacent folios like `f` at a time.
+        m.cache.for_each_folio_run(|f, count| {
+            by_order[f.order as usize] += count;
             if !f.test(FolioFlags::UPTODATE) {
                 return;
             }
-            let n = f.nr_pages();
+            let n = count << f.order;
             resident_pages += n;
             match resident.last_mut() {
                 Some((s, l)) if *s + *l == f.index => *l += n,
@@ -65,12 +66,12 @@ impl Summary {
             }
             match folios.last_mut() {
                 Some(r) if r.order == f.order && r.start + (r.count << r.order) == f.index => {
-                    r.count += 1
+                    r.count += count
                 }
                 _ => folios.push(FolioRun {
                     start: f.index,
                     order: f.order,
-                    count: 1,
+                    count,
                 }),
             }
         });

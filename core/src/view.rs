@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
+use crate::summary::FolioRun;
 use crate::xarray::{decode_slot, Entry, Visit, XA_CHUNK_SIZE};
 
 /// Folio orders a [`Bin`] tells apart; larger ones count as the largest.
@@ -556,6 +557,47 @@ impl Machine {
         runs
     }
 
+    /// The folios that overlap pages `[first, end)`, locked or not, in
+    /// index order, as runs of adjacent folios of one order: the page
+    /// cache as the kernel's add and delete tracepoints tell it, which a
+    /// recording's real page cache is held to page by page.
+    pub fn folio_runs(&self, first: u64, end: u64) -> Vec<FolioRun> {
+        let mut runs: Vec<FolioRun> = Vec::new();
+        if first >= end {
+            return runs;
+        }
+        let mut push = |f: Folio| {
+            if f.next_index() <= first || f.index >= end {
+                return;
+            }
+            match runs.last_mut() {
+                Some(r) if r.order == f.order && r.start + (r.count << r.order) == f.index => {
+                    r.count += 1
+                }
+                _ => runs.push(FolioRun {
+                    start: f.index,
+                    order: f.order,
+                    count: 1,
+                }),
+            }
+        };
+        // A folio that starts before `first` and covers it sits at its
+        // own aligned index, at most the largest order below.
+        let from = first & !((1u64 << (ORDERS - 1)) - 1);
+        self.cache.xa.for_each_leaf_in(from, end - 1, |v| match v {
+            Visit::Entry(start, _order, Entry::Pointer(p)) => push(Folio::decode(start, p)),
+            Visit::Entry(..) => {}
+            Visit::Leaf(base, slots) => {
+                for (k, &raw) in slots.iter().enumerate() {
+                    if let Entry::Pointer(p) = decode_slot(raw) {
+                        push(Folio::decode(base + k as u64, p));
+                    }
+                }
+            }
+        });
+        runs
+    }
+
     /// How the pages `[first, end)` are mapped, over every mapping of the
     /// file (a page two mappings map counts twice).
     pub fn mapped(&self, first: u64, end: u64) -> Mapped {
@@ -687,6 +729,45 @@ mod tests {
                 bins: 10,
             },
         ]
+    }
+
+    #[test]
+    fn folio_runs_hold_each_page_of_a_range_in_its_folio() {
+        for (pattern, madvise, steps) in [
+            (Pattern::Stride(3), Madvise::Normal, 900),
+            (Pattern::Rev, Madvise::Hugepage, 20),
+        ] {
+            let cfg = Config::new(Scenario {
+                file_size: 64 << 20,
+                pattern,
+                madvise,
+                ..Scenario::default()
+            })
+            .unwrap();
+            let mut sim = Simulation::new(cfg);
+            sim.run_to(steps, &mut NoEvents);
+            let m = sim.machine();
+            let pages = m.geo.nr_pages;
+            for (first, end) in [(0, pages), (1000, 1010), (511, 2049), (16000, 16001)] {
+                let runs = m.folio_runs(first, end);
+                let mut from_runs = Vec::new();
+                for r in &runs {
+                    for k in 0..r.count {
+                        from_runs.push((r.start + (k << r.order), r.order));
+                    }
+                }
+                let mut walked: Vec<(u64, u8)> = Vec::new();
+                for p in first..end {
+                    if let Some(f) = m.cache.peek_folio(p) {
+                        if walked.last() != Some(&(f.index, f.order)) {
+                            walked.push((f.index, f.order));
+                        }
+                    }
+                }
+                assert_eq!(from_runs, walked, "{first}..{end}");
+                assert!(!runs.is_empty() || (first, end) != (0, pages));
+            }
+        }
     }
 
     #[test]

@@ -35,9 +35,13 @@ use std::cell::Cell;
 
 use crate::cow::{Frozen, TrackedVec};
 
-/// 16 nodes (about 9 KiB) per frozen chunk: nodes are allocated in the
-/// order a walk meets them, so one interval's changes touch few chunks.
-const NODE_CHUNK: usize = 16;
+/// 4 nodes (about 2.3 KiB) per frozen chunk. Nodes are allocated in the
+/// order a walk meets them, so one interval's new nodes fill whole chunks
+/// whatever their size; a small chunk keeps down what a checkpoint copies
+/// of the older nodes an interval writes (the parents of new leaves, the
+/// leaves a random walk reaches), and costs little in the chunk list,
+/// whose unchanged segments are shared.
+const NODE_CHUNK: usize = 4;
 
 /// The nodes of an array, frozen for a checkpoint.
 pub(crate) type FrozenNodes = Frozen<Node, NODE_CHUNK>;
@@ -50,6 +54,14 @@ pub use state::{XaState, XasNode};
 /// Decodes a raw slot, for the page cache's fast scans.
 pub fn decode_slot(slot: u64) -> Entry {
     decode(slot)
+}
+
+/// The payload of a raw slot that holds a pointer entry, or 0 for any
+/// other slot, without a branch: for scans that test many slots. (Callers
+/// whose payloads are never 0, as folios' are not, can tell them apart.)
+#[inline]
+pub fn pointer_payload(slot: u64) -> u64 {
+    (slot >> 3) * node::is_pointer(slot) as u64
 }
 
 use node::{decode, encode, is_node, is_sibling, is_value, node_of, sibling_of, Node, NIL};
@@ -300,6 +312,12 @@ impl XArray {
 
     #[inline(always)]
     pub fn bump(&self, which: Stat) {
+        self.bump_by(which, 1);
+    }
+
+    /// Adds `n` to one counter, for lookups the model made in bulk.
+    #[inline(always)]
+    pub fn bump_by(&self, which: Stat, n: u64) {
         let c = match which {
             Stat::NodeVisit => &self.stats.node_visits,
             Stat::Load => &self.stats.xas_load,
@@ -309,7 +327,7 @@ impl XArray {
             Stat::Store => &self.stats.xas_store,
             Stat::Advance => &self.stats.xas_advance,
         };
-        c.set(c.get() + 1);
+        c.set(c.get() + n);
     }
 
     /// `xa_load`: the entry at `index`, siblings resolved. Counted.
@@ -563,11 +581,21 @@ impl XArray {
         }
     }
 
-    /// The slots of leaf node `id`, for fast scans over order-0 entries.
-    /// None if `id` is not a leaf.
-    pub(crate) fn leaf_slots(&self, id: NodeId) -> Option<&[u64; XA_CHUNK_SIZE]> {
+    /// The slots `lo..=hi` of leaf node `id`, for fast scans over order-0
+    /// entries, if none of them is internal (a sibling: a leaf holds no
+    /// node). None if `id` is not a leaf or a slot there is a sibling.
+    pub(crate) fn leaf_window(&self, id: NodeId, lo: usize, hi: usize) -> Option<&[u64]> {
         let n = self.nodes.get(id as usize)?;
-        (n.shift == 0).then_some(&n.slots)
+        if n.shift != 0 {
+            return None;
+        }
+        let window = &n.slots[lo..=hi];
+        // A pointer entry's siblings are present but not canonical; a
+        // value entry's are neither, and only a leaf with values has them.
+        let mask = (u64::MAX >> (XA_CHUNK_SIZE - 1 - (hi - lo))) << lo;
+        let siblings = n.present & !n.canon & mask != 0
+            || (n.nr_values != 0 && window.iter().any(|&s| is_sibling(s)));
+        (!siblings).then_some(window)
     }
 
     #[cfg(test)]
@@ -616,32 +644,111 @@ impl XArray {
         if (from >> self.nodes[root as usize].shift) > node::XA_CHUNK_MASK {
             return run;
         }
-        let mut from = from;
         if let Some(h) = self.leaf_hint(from) {
-            // Start in the remembered leaf; go back to the head only if the
-            // run goes on past it.
-            let leaf_end = h.base + XA_CHUNK_SIZE as u64;
-            let end = self.run_in(h.id, h.depth as u64, from, limit, &mut run);
-            if end < leaf_end.min(limit) || end >= limit {
-                run.end = end;
-                return run;
+            // Start in the remembered leaf and climb through its parents
+            // while the run goes on past the node scanned: each parent
+            // picks the run up at the slot after the child it came from,
+            // where the walk from the head would be at that point.
+            let mut id = h.id;
+            let mut depth = h.depth as u64;
+            let mut end = self.run_in_leaf(id, depth, from, limit, &mut run);
+            let mut node_end = h.base + XA_CHUNK_SIZE as u64;
+            while end == node_end && end < limit {
+                let n = &self.nodes[id as usize];
+                if n.parent == NIL {
+                    // Past the top of the tree: the load there visits nothing.
+                    run.miss_visits = 0;
+                    break;
+                }
+                id = n.parent;
+                depth -= 1;
+                let p = &self.nodes[id as usize];
+                node_end = (end - 1) | node_span_mask(p.shift);
+                node_end = node_end.wrapping_add(1);
+                if n.offset as usize == XA_CHUNK_SIZE - 1 {
+                    continue;
+                }
+                end = self.run_in(id, depth, end, limit, &mut run);
             }
-            from = leaf_end;
-            if (from >> self.nodes[root as usize].shift) > node::XA_CHUNK_MASK {
-                // Past the top of the tree: the load there visits nothing.
-                run.end = from;
-                run.miss_visits = 0;
-                return run;
-            }
+            run.end = end;
+            return run;
         }
         run.end = self.run_in(root, 1, from, limit, &mut run);
         run
+    }
+
+    /// [`XArray::run_in`] for a node just above the leaves that holds no
+    /// entry itself, only leaves (and NULL or value slots): the page cache
+    /// of order-0 folios. Each page in a leaf costs `depth + 1` visits; a
+    /// run of full leaves is one `trailing_ones`, and the run ends in the
+    /// first leaf that is not full, or at a slot with no leaf.
+    fn run_in_leaves(
+        &self,
+        id: NodeId,
+        depth: u64,
+        from: u64,
+        limit: u64,
+        run: &mut PresentRun,
+    ) -> u64 {
+        let n = &self.nodes[id as usize];
+        let base = from & !node_span_mask(XA_CHUNK_SHIFT);
+        let full = n.children & n.full;
+        let mut pos = from;
+        let mut off = ((from >> XA_CHUNK_SHIFT) & XA_CHUNK_MASK_U64) as u32;
+        while off < XA_CHUNK_SIZE as u32 {
+            let k = off + (full >> off).trailing_ones();
+            let end = pos.max(base + ((k as u64) << XA_CHUNK_SHIFT)).min(limit);
+            run.visits += (end - pos) * (depth + 1);
+            pos = end;
+            if pos >= limit || k == XA_CHUNK_SIZE as u32 {
+                return pos;
+            }
+            if (n.children >> k) & 1 == 0 {
+                run.miss_visits = depth;
+                return pos;
+            }
+            let leaf_end = base + ((k as u64 + 1) << XA_CHUNK_SHIFT);
+            let end = self.run_in_leaf(node_of(n.slots[k as usize]), depth + 1, pos, limit, run);
+            if end < leaf_end.min(limit) || end >= limit {
+                return end;
+            }
+            pos = leaf_end;
+            off = k + 1;
+        }
+        pos
+    }
+
+    /// [`XArray::run_in`] for a leaf: entries there cost `depth` visits a
+    /// page, and the run ends at the first slot with no pointer entry.
+    #[inline]
+    fn run_in_leaf(
+        &self,
+        id: NodeId,
+        depth: u64,
+        from: u64,
+        limit: u64,
+        run: &mut PresentRun,
+    ) -> u64 {
+        let off = from & XA_CHUNK_MASK_U64;
+        let ones = (self.nodes[id as usize].present >> off).trailing_ones() as u64;
+        let end = (from + ones).min(limit);
+        run.visits += (end - from) * depth;
+        if end < limit && off + ones < XA_CHUNK_SIZE as u64 {
+            run.miss_visits = depth;
+        }
+        end
     }
 
     /// Scans node `id` (at `depth`) from `from`; returns the first absent
     /// index, or the end of the node's range (clamped to `limit`).
     fn run_in(&self, id: NodeId, depth: u64, from: u64, limit: u64, run: &mut PresentRun) -> u64 {
         let n = &self.nodes[id as usize];
+        if n.shift == 0 {
+            return self.run_in_leaf(id, depth, from, limit, run);
+        }
+        if n.shift == XA_CHUNK_SHIFT && n.present & !n.children == 0 {
+            return self.run_in_leaves(id, depth, from, limit, run);
+        }
         let shift = n.shift as u32;
         let base = from & !node_span_mask(n.shift);
         let slot_start = |k: usize| base + ((k as u64) << shift);

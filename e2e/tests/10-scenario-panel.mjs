@@ -13,10 +13,12 @@ export async function run({ newPage, expect, expectEq, text, cliText, shot }) {
   const help = cliText(['run', '--help']);
   const options = [...help.matchAll(/^\s+--([a-z-]+) </gm)].map((m) => m[1]).filter((o) => o !== 'patch' && o !== 'step');
   expect(options.length >= 10, `the CLI lists the scenario options (${options})`);
-  // --recording and --recorded-file name a file on the command line: the
-  // app opens a file with a button, not a panel control.
-  for (const o of options.filter((o) => !['tmpfs-huge', 'tmpfs-file', 'hwpoison', 'recording', 'recorded-file'].includes(o))) {
-    expect((await page.$(`[data-testid="p-${o}"]`)) !== null, `the panel has a control for --${o}`);
+  // A recording is opened with its own button (or dropped), and replays
+  // the first file the program accessed, as the CLI does by default.
+  const controls = { recording: 'open-recording' };
+  for (const o of options.filter((o) => !['tmpfs-huge', 'tmpfs-file', 'hwpoison', 'recorded-file'].includes(o))) {
+    const id = controls[o] || `p-${o}`;
+    expect((await page.$(`[data-testid="${id}"]`)) !== null, `the page has a control for --${o}`);
   }
   const optionalExec = [...help.matchAll(/^\s+--exec \[/gm)].length === 1;
   expect(optionalExec, '--exec takes an optional value');

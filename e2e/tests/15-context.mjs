@@ -2,11 +2,11 @@
 // the seed's table exactly as `folioscope compare` prints it, with the
 // thread on lore; every kernel variant and patch toggle with its
 // description and source on the page; a note on an event that looks wrong
-// but is faithful; a first visit's explanation that can be dismissed and
-// stays dismissed; and a button that opens a real kernel's file.
-import path from 'node:path';
+// but is faithful; and a first visit's explanation that can be dismissed
+// and stays dismissed. (The buttons that open a real kernel's files are
+// 11-recording's.)
 
-export async function run({ newPage, expect, expectEq, text, cliText, shot, repo }) {
+export async function run({ newPage, expect, expectEq, text, cliText, shot }) {
   for (const viewport of [{ width: 1400, height: 900 }, { width: 1024, height: 768 }]) {
     const size = `${viewport.width}×${viewport.height}`;
     // The first visit's explanation, until dismissed, in this browser.
@@ -61,12 +61,4 @@ export async function run({ newPage, expect, expectEq, text, cliText, shot, repo
   expect(noted.length === 1 && noted[0].includes('page_cache_ra_order: window start 0 '), `the noted line: ${noted}`);
   await shot(odd, 'faithful-note');
   await odd.context().close();
-
-  // A real kernel's file, opened with the button instead of dropped.
-  const open = await newPage();
-  expect(await open.isVisible('[data-testid="open-file"]'), 'the button is on screen');
-  await open.setInputFiles('[data-testid="open-file-input"]', path.join(repo, 'cli/tests/fixtures/2g-stride-64-normal.json'));
-  await open.waitForSelector('[data-testid="probe-overlay"]', { timeout: 20000 });
-  expect((await text(open, 'probe-diff')).startsWith('same residency and folio layout'), 'the real kernel\'s strip, as from a drop');
-  await open.context().close();
 }

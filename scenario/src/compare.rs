@@ -17,7 +17,7 @@
 //! per-page costs fitted on the v7.1-rc5 columns, applied to the model's
 //! counts for both kernels.
 
-use folioscope_core::{Machine, NoEvents, Pattern, Simulation};
+use folioscope_core::{Machine, NoEvents, Pattern, Scenario, Simulation};
 use serde::Serialize;
 
 use crate::exec_cost::{self, Bounds, Phase, Prediction};
@@ -378,6 +378,25 @@ pub fn device_model() -> Result<Device, String> {
     let (ri, ci) = calibration_of(&rows)?;
     let column = &rows[ri].columns[ci];
     fit_calibration(column, &measure(rows[ri], column)?)
+}
+
+/// What [`device_model`] runs, for a caller that runs it a piece at a
+/// time: the calibration row's scenario on its kernel, measured whole,
+/// and the time published for it, which [`Device::fit`] fits on.
+pub fn calibration_run() -> Result<(Scenario, f64), String> {
+    let all = crate::seeds::rows();
+    let rows: Vec<&Row> = all.iter().collect();
+    let (ri, ci) = calibration_of(&rows)?;
+    let (row, column) = (rows[ri], &rows[ri].columns[ci]);
+    let Published::Seconds(seconds) = column.published else {
+        return Err("the calibration row publishes no time".into());
+    };
+    if row.measure != Measure::Whole {
+        return Err("the calibration row is not measured whole".into());
+    }
+    let mut scenario = row.scenario.clone();
+    scenario.kernel = column.kernel.clone();
+    Ok((scenario, seconds))
 }
 
 /// Runs every row of `seed` and applies its cost model.

@@ -148,6 +148,44 @@ pub fn check_events(
     check
 }
 
+/// An event check of a replay, with where it parted in accesses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepCheck {
+    pub check: EventCheck,
+    /// The first step (accesses done) after which the compared streams
+    /// differ: the access during which the first differing event came, on
+    /// whichever side it came first. None when they are identical.
+    pub step: Option<u64>,
+}
+
+/// Compares two streams whose events carry the number of the access they
+/// came in (1-based; 0 before the first), as [`check_events`] does, and
+/// finds the access after which they part.
+pub fn check_steps(
+    model: &[(u64, Tracepoint)],
+    real: &[(u64, Tracepoint)],
+    file: TraceInode,
+    page_shift: u32,
+) -> StepCheck {
+    let compared = |s: &[(u64, Tracepoint)]| -> (Vec<u64>, Vec<Tracepoint>) {
+        s.iter().filter(|(_, t)| is_compared(t)).copied().unzip()
+    };
+    let (model_at, model) = compared(model);
+    let (real_at, real) = compared(real);
+    let check = check_events(&model, &real, file, page_shift);
+    let step = match &check.verdict {
+        Verdict::Identical => None,
+        Verdict::Diverged { position, .. } | Verdict::Disturbed { position, .. } => {
+            match (model_at.get(*position), real_at.get(*position)) {
+                (Some(&a), Some(&b)) => Some(a.min(b)),
+                (Some(&a), None) | (None, Some(&a)) => Some(a),
+                (None, None) => None,
+            }
+        }
+    };
+    StepCheck { check, step }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,6 +262,30 @@ mod tests {
             panic!("expected a divergence");
         };
         assert_eq!(model.last().map(String::as_str), Some("(end of stream)"));
+    }
+
+    #[test]
+    fn a_divergence_is_placed_at_the_access_it_came_in() {
+        let s = vec![(1, unbounded(0)), (1, add(0)), (2, add(1)), (3, add(2))];
+        let c = check_steps(&s, &s, TraceInode::MODEL, 12);
+        assert_eq!(c.step, None);
+        assert!(c.check.is_identical());
+        // The same events, logged an access apart, and a fault more: the
+        // check compares what was added and read ahead, not when.
+        let mut r = s.clone();
+        r[2] = (3, add(1));
+        r.push((3, Tracepoint::FilemapFault { index: 4 }));
+        assert_eq!(check_steps(&s, &r, TraceInode::MODEL, 12).step, None);
+        // The kernel adds another page in access 3 where the model added
+        // page 1 in access 2: they part after access 2.
+        let mut r = s.clone();
+        r[2] = (3, add(7));
+        assert_eq!(check_steps(&s, &r, TraceInode::MODEL, 12).step, Some(2));
+        // The model stops early: the kernel's next event places it.
+        assert_eq!(
+            check_steps(&s[..2], &s, TraceInode::MODEL, 12).step,
+            Some(2)
+        );
     }
 
     #[test]

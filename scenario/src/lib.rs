@@ -15,8 +15,9 @@
 //!   [`trace_line`]: one line of tracefs or `trace-cmd report` text;
 //!   [`event_check`]: the model's tracepoints against the kernel's, event
 //!   by event;
-//! - [`link`]: the whole view as a permalink, and back; [`export`]: the
-//!   view as plain text for a mailing list, and back;
+//! - [`link`]: the whole view as a permalink, and back, with a small
+//!   recording in it in [`base64url`]; [`export`]: the view as plain
+//!   text for a mailing list, and back;
 //! - [`recording`]: a real program's run (its accesses, the kernel's
 //!   events, the machine and the end state) in its versioned file format,
 //!   and built from trace text;
@@ -26,6 +27,7 @@
 //!   the [`nnls`] fit under it), each fitted on the baseline column only;
 //!   [`whatif`]: a recorded program on every kernel variant.
 
+pub mod base64url;
 pub mod compare;
 pub mod describe;
 pub mod event_check;

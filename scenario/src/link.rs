@@ -20,7 +20,10 @@
 //!   `log_text`: the text its lines must hold;
 //! - `mark`: what "next" jumps to (`major`, `readahead`, `lotsamiss`);
 //! - `embed=1`, `present=1`: the embedded and presenter frames;
-//! - `predict`: the event kind predict mode pauses before.
+//! - `predict`: the event kind predict mode pauses before;
+//! - `rec`: a recording of a real program (`folioscope record`), gzipped
+//!   and base64url-encoded, which the app replays; it is the base of the
+//!   other parameters ([`parse_link_over`]), and the app writes it last.
 //!
 //! Parsing never fails: a parameter that is unknown, malformed or out of
 //! range is left at its default and reported in [`Parsed::ignored`], so
@@ -246,10 +249,35 @@ fn query_of(text: &str) -> &str {
 }
 
 /// The parameters besides the scenario's.
-const VIEW_PARAMS: [&str; 13] = [
-    "v", "preset", "kernel", "step", "ev", "zoom", "hide", "log_hide", "log_text", "mark", "embed",
-    "present", "predict",
+const VIEW_PARAMS: [&str; 14] = [
+    "v",
+    "preset",
+    "kernel",
+    "step",
+    "ev",
+    "zoom",
+    "hide",
+    "log_hide",
+    "log_text",
+    "mark",
+    "embed",
+    "present",
+    "predict",
+    RECORDING_KEY,
 ];
+
+/// The key of a recording carried in a link.
+pub const RECORDING_KEY: &str = "rec";
+
+/// The recording a link carries (`rec`), as it is written there
+/// (base64url of the gzipped file), if any.
+pub fn recording_param(text: &str) -> Option<String> {
+    query_of(text)
+        .split('&')
+        .filter_map(|part| part.split_once('='))
+        .find(|(k, _)| *k == RECORDING_KEY)
+        .and_then(|(_, v)| decode(v).ok())
+}
 
 /// The scenario parameters links carry besides the kernels, in the
 /// order they are written and applied.
@@ -273,6 +301,13 @@ fn scenario_len(s: &Scenario) -> Option<u64> {
 
 /// Parses a link, or any text whose first `?` starts one.
 pub fn parse_link(text: &str) -> Parsed {
+    parse_link_over(text, None)
+}
+
+/// Parses a link whose parameters are read against `base` instead of the
+/// preset's view or the default: the view of the recording the link
+/// carries, whose scenario the link's parameters change.
+pub fn parse_link_over(text: &str, base: Option<&View>) -> Parsed {
     let mut ignored = Vec::new();
     let mut ignore = |param: &str, reason: String| {
         ignored.push(Ignored {
@@ -331,7 +366,10 @@ pub fn parse_link(text: &str) -> Parsed {
         }
         None => None,
     };
-    let mut view = base_of(preset);
+    let mut view = match base {
+        Some(b) => b.clone(),
+        None => base_of(preset),
+    };
 
     // The scenario: each parameter on its own, then the whole, dropping
     // whichever parameter the model's validation names.
@@ -610,7 +648,16 @@ fn labels(kernels: &[Kernel]) -> String {
 /// Writes the view as a link: `base` (up to and without `?`), then the
 /// parameters that differ from the defaults.
 pub fn to_link(view: &View, base: &str) -> String {
-    let defaults = base_of(view.preset.as_deref());
+    to_link_over(view, base, None)
+}
+
+/// Writes the view as a link whose parameters are those that differ from
+/// `defaults` (a recording's view; see [`parse_link_over`]), or from the
+/// preset's view or the default without it.
+pub fn to_link_over(view: &View, base: &str, defaults: Option<&View>) -> String {
+    let defaults = defaults
+        .cloned()
+        .unwrap_or_else(|| base_of(view.preset.as_deref()));
     let mut q: Vec<(&str, String)> = vec![("v", SCHEMA.to_string())];
     if let Some(p) = &view.preset {
         q.push(("preset", p.clone()));
@@ -809,6 +856,38 @@ mod tests {
         assert_eq!(p.ignored[0].param, "log_hide");
         assert!(p.view.log.hidden.is_empty(), "a bad list changes nothing");
         assert_eq!(p.view.log.text, "x");
+    }
+
+    #[test]
+    fn a_recordings_link_is_read_over_its_view() {
+        use folioscope_core::{Access, Pattern};
+        let base = View {
+            scenario: Scenario {
+                file_size: 64 << 20,
+                read_ahead_kb: 8192,
+                pattern: Pattern::Trace(vec![
+                    Access::Open { ofd: 0 },
+                    Access::ReadAt {
+                        ofd: 0,
+                        offset: 0,
+                        len: 4096,
+                    },
+                ]),
+                ..Scenario::default()
+            },
+            ..View::default()
+        };
+        let mut v = base.clone();
+        v.step = Some(1);
+        v.scenario.read_ahead_kb = 128;
+        let link = to_link_over(&v, "", Some(&base));
+        assert_eq!(link, "?v=1&ra_kb=128&step=1");
+        let with_rec = format!("{link}&rec=H4sI-_abc");
+        assert_eq!(recording_param(&with_rec).as_deref(), Some("H4sI-_abc"));
+        assert_eq!(recording_param(&link), None);
+        let p = parse_link_over(&with_rec, Some(&base));
+        assert_eq!(p.ignored, vec![]);
+        assert_eq!(p.view, v);
     }
 
     #[test]

@@ -16,10 +16,12 @@
 //! [`format`] writes and reads the file (version 1, described there and
 //! in docs/recording.md); [`from_trace`] builds the items from trace text.
 //! [`Recording::scenario`] turns one file's accesses into the core's
-//! [`Scenario`] on the recorded kernel.
+//! [`Scenario`] on the recorded kernel; [`real_cache`] is the real
+//! kernel's page cache of a file at any step, rebuilt from its events.
 
 pub mod format;
 pub mod from_trace;
+pub mod real_cache;
 
 use std::collections::BTreeMap;
 
@@ -147,6 +149,7 @@ impl Recording {
     }
 
     /// The recording as its file: format version 1, gzipped.
+    #[cfg(feature = "gzip")]
     pub fn write(&self) -> Vec<u8> {
         format::write_gz(self)
     }
@@ -190,6 +193,38 @@ impl Recording {
             }
         }
         out
+    }
+
+    /// File `file`'s kernel events, each with the number of accesses to
+    /// the file logged before it: an event numbered `n` followed access
+    /// `n` (1-based) and came before access `n + 1`, and counts in the
+    /// page cache after `n` accesses, as [`Recording::real_cache_at`]
+    /// counts it.
+    pub fn numbered_events(&self, file: u32) -> Vec<(u64, Tracepoint)> {
+        let mut done = 0;
+        let mut out = Vec::new();
+        for item in &self.items {
+            match *item {
+                Item::Access { file: f, .. } if f == file => done += 1,
+                Item::Event { file: f, tp } if f == file => out.push((done, tp)),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The file a replay shows unless told otherwise: the first of the
+    /// recording's files the program accessed at all.
+    pub fn first_accessed_file(&self) -> Result<u32, RecordingError> {
+        (0..self.files.len() as u32)
+            .find(|&k| {
+                self.items
+                    .iter()
+                    .any(|i| matches!(i, Item::Access { file, .. } if *file == k))
+            })
+            .ok_or_else(|| {
+                RecordingError::new("file", "the program accessed none of the recorded files")
+            })
     }
 
     /// The page-cache deletes of file `file` that came after its first add:

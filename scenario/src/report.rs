@@ -142,6 +142,11 @@ pub struct Report {
     pub tmpfs: Option<TmpfsReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_path: Option<ReadPathReport>,
+    /// Microseconds the accesses took on the real kernel, wall clock, from
+    /// the first access to the last (the probe's only; the model keeps no
+    /// time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_us: Option<u64>,
 }
 
 /// The one timing rule of the figures. The model completes every read
@@ -207,6 +212,7 @@ impl Report {
                 }),
             },
             read_path: cfg.pattern.uses_read().then(|| ReadPathReport::of(summary)),
+            access_us: None,
         }
     }
 
@@ -286,6 +292,9 @@ impl Report {
         }
         if let Some(v) = self.xa_node_visits {
             row(&mut s, "xarray node visits", v.to_string());
+        }
+        if let Some(us) = self.access_us {
+            row(&mut s, "accesses took", format!("{:.3} s", us as f64 / 1e6));
         }
         if let Some(ra) = &self.ra {
             row(

@@ -8,10 +8,10 @@
 //! mapping only by the faults the recorded kernel took: the table says so
 //! when the program mapped the file.
 
-use folioscope_core::{Access, Kernel, NoEvents, Pattern, Scenario, Simulation, Variant};
+use folioscope_core::{Access, Config, Kernel, NoEvents, Pattern, Scenario, Simulation, Variant};
 use serde::Serialize;
 
-use crate::compare::{device_model, Device, Figures};
+use crate::compare::{Device, Figures};
 use crate::text::wrap;
 
 /// One kernel's line.
@@ -50,31 +50,137 @@ pub fn kernels(first: &Kernel) -> Vec<Kernel> {
 
 /// Runs `scenario` on each of `kernels`.
 pub fn what_if(title: &str, scenario: &Scenario, kernels: &[Kernel]) -> Result<WhatIf, String> {
-    let device = device_model()?;
-    let mut lines = Vec::new();
-    for k in kernels {
-        let mut s = scenario.clone();
-        s.kernel = k.clone();
-        let cfg = s.config().map_err(|e| format!("{}: {}", k.label(), e))?;
-        let mut sim = Simulation::new(cfg);
-        sim.run(&mut NoEvents);
-        let figures = Figures::of(sim.machine());
-        lines.push(WhatIfLine {
-            kernel: k.label(),
-            seconds: device.seconds(&figures),
-            figures,
-        });
+    let mut run = WhatIfRun::new(title, scenario, kernels)?;
+    while !run.advance(u64::MAX) {}
+    Ok(run.finish())
+}
+
+/// The what-if table made a piece at a time, for a caller that must keep
+/// a frame (the app): seed 000's calibration run, which fits the device
+/// model, then the program on each kernel, advanced so many accesses at a
+/// call. [`what_if`] runs it to the end at once, so the CLI and the app
+/// print the same table.
+#[derive(Debug)]
+pub struct WhatIfRun {
+    title: String,
+    mapped: bool,
+    /// The calibration's configuration and published time.
+    calibration: (Config, f64),
+    /// Each kernel's configuration.
+    runs: Vec<Config>,
+    device: Option<Device>,
+    lines: Vec<WhatIfLine>,
+    /// The run under way: the calibration's until the device is known,
+    /// then kernel `lines.len()`'s.
+    sim: Option<Simulation>,
+    /// Accesses of every run, and those made so far.
+    len: u64,
+    done: u64,
+}
+
+impl WhatIfRun {
+    /// Checks the scenario on every kernel; nothing runs yet.
+    pub fn new(title: &str, scenario: &Scenario, kernels: &[Kernel]) -> Result<Self, String> {
+        let (calibration, seconds) = crate::compare::calibration_run()?;
+        let calibration = calibration.config().map_err(|e| e.to_string())?;
+        let runs = kernels
+            .iter()
+            .map(|k| {
+                let mut s = scenario.clone();
+                s.kernel = k.clone();
+                s.config().map_err(|e| format!("{}: {}", k.label(), e))
+            })
+            .collect::<Result<Vec<Config>, String>>()?;
+        let len_of = |c: &Config| c.pattern.len(c.file_size, c.page_size.bytes());
+        let len = len_of(&calibration) + runs.iter().map(len_of).sum::<u64>();
+        let mapped = match &scenario.pattern {
+            Pattern::Trace(list) => list.iter().any(|a| matches!(a, Access::Fault { .. })),
+            _ => false,
+        };
+        Ok(WhatIfRun {
+            title: title.to_string(),
+            mapped,
+            calibration: (calibration, seconds),
+            runs,
+            device: None,
+            lines: Vec::new(),
+            sim: None,
+            len,
+            done: 0,
+        })
     }
-    let mapped = match &scenario.pattern {
-        Pattern::Trace(list) => list.iter().any(|a| matches!(a, Access::Fault { .. })),
-        _ => false,
-    };
-    Ok(WhatIf {
-        title: title.to_string(),
-        mapped,
-        device,
-        lines,
-    })
+
+    /// Makes up to `steps` accesses; true once every run is made.
+    pub fn advance(&mut self, mut steps: u64) -> bool {
+        while steps > 0 && !self.is_done() {
+            let sim = self.sim.get_or_insert_with(|| {
+                Simulation::new(match self.device {
+                    None => self.calibration.0.clone(),
+                    Some(_) => self.runs[self.lines.len()].clone(),
+                })
+            });
+            let before = sim.step_count();
+            sim.run_to(before.saturating_add(steps).min(sim.len()), &mut NoEvents);
+            let made = sim.step_count() - before;
+            self.done += made;
+            steps -= made.min(steps);
+            if !sim.is_done() {
+                continue;
+            }
+            let figures = Figures::of(sim.machine());
+            match self.device {
+                None => self.device = Some(Device::fit(&figures, self.calibration.1)),
+                Some(device) => self.lines.push(WhatIfLine {
+                    kernel: sim.config().kernel.label(),
+                    seconds: device.seconds(&figures),
+                    figures,
+                }),
+            }
+            self.sim = None;
+        }
+        self.is_done()
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.device.is_some() && self.lines.len() == self.runs.len()
+    }
+
+    /// Accesses made so far, of [`WhatIfRun::len`].
+    pub fn done(&self) -> u64 {
+        self.done
+    }
+
+    /// Accesses of every run: the calibration's and each kernel's.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// What is being run: the calibration, or a kernel's label.
+    pub fn running(&self) -> String {
+        match (self.device, self.runs.get(self.lines.len())) {
+            (None, _) => "seed 000's calibration row".into(),
+            (Some(_), Some(cfg)) => cfg.kernel.label(),
+            (Some(_), None) => "done".into(),
+        }
+    }
+
+    /// The table, once every run is made (lines of the runs not made are
+    /// left out).
+    pub fn finish(self) -> WhatIf {
+        WhatIf {
+            title: self.title,
+            mapped: self.mapped,
+            device: self.device.unwrap_or(Device {
+                latency_us: 0.0,
+                bandwidth_gbs: Device::BANDWIDTH_GBS,
+            }),
+            lines: self.lines,
+        }
+    }
 }
 
 impl WhatIf {
@@ -132,5 +238,48 @@ impl WhatIf {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::device_model;
+    use crate::recording::Recording;
+
+    const LOADER: &[u8] =
+        include_bytes!("../../cli/tests/fixtures/replay/loader-hugepage-512m.rec.gz");
+
+    /// Made a few accesses at a time, the table is the one each kernel's
+    /// whole run and the device model give.
+    #[test]
+    fn a_table_made_in_pieces_is_the_whole_runs_table() {
+        let rec = Recording::parse(LOADER).unwrap();
+        let scenario = rec.scenario(0).unwrap();
+        let ks = kernels(&scenario.kernel);
+        let mut run = WhatIfRun::new("loader", &scenario, &ks).unwrap();
+        let mut calls = 0;
+        while !run.advance(5000) {
+            calls += 1;
+            assert!(run.done() < run.len());
+        }
+        assert!(calls > ks.len(), "{calls} calls");
+        assert_eq!(run.done(), run.len());
+        let table = run.finish();
+        let device = device_model().unwrap();
+        assert_eq!(table.device, device);
+        assert!(table.mapped);
+        assert_eq!(table.lines.len(), ks.len());
+        for (line, k) in table.lines.iter().zip(&ks) {
+            let mut s = scenario.clone();
+            s.kernel = k.clone();
+            let mut sim = Simulation::new(s.config().unwrap());
+            sim.run(&mut NoEvents);
+            let figures = Figures::of(sim.machine());
+            assert_eq!(line.kernel, k.label());
+            assert_eq!(line.seconds, device.seconds(&figures));
+            assert_eq!(line.figures, figures);
+        }
+        assert_eq!(table, what_if("loader", &scenario, &ks).unwrap());
     }
 }

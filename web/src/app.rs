@@ -11,7 +11,7 @@
 //! `put_image_data`.
 
 use folioscope_core::{Madvise, Pattern};
-use folioscope_scenario::link::{parse_link, preset, to_link, Mode, View};
+use folioscope_scenario::link::{parse_link, preset, recording_param, Mode, View};
 use folioscope_scenario::Scenario;
 use yew::prelude::*;
 
@@ -28,15 +28,20 @@ use crate::components::{
     probe_strip::ProbeStrip,
     question::QuestionOverlay,
     ra_panel::RaRow,
+    real_strip::RealStrip,
     scenario_panel::ScenarioPanel,
     seed_table::SeedTable,
     share::{OpenText, Shared},
+    what_if::WhatIfPanel,
     xarray_view::XarrayView,
 };
 use crate::context::{
     use_handles, use_moment, use_setup, use_ui, use_zoom, Handles, Latest, Moment, Setup, Ui, Zoom,
 };
-use crate::hooks::{use_build, use_history, use_keys, use_play, use_probe_drop, use_warm_up};
+use crate::hooks::{
+    use_build, use_file_drop, use_history, use_keys, use_play, use_real_check, use_recording_link,
+    use_warm_up,
+};
 use crate::seekers::SeekersHandle;
 use crate::state::{Action, Panel, State};
 use crate::url;
@@ -65,6 +70,14 @@ fn initial_state() -> State {
     if query.trim_start_matches('?').is_empty() {
         return start;
     }
+    if recording_param(&query).is_some() {
+        // The link's recording opens once the browser has unzipped it
+        // (hooks/use_recording_link.rs).
+        return State {
+            opening: true,
+            ..start
+        };
+    }
     let parsed = parse_link(&query);
     State::from_view(&parsed.view, &parsed.ignored, start)
 }
@@ -79,8 +92,9 @@ pub fn App() -> Html {
 
     let setup = state.setup();
     use_build(&setup, dispatch.clone());
+    use_real_check(&setup, dispatch.clone());
     // While playing the view changes every frame and never settles.
-    let link = (!state.playing).then(|| to_link(&state.view(), &url::base()));
+    let link = (!state.playing && !state.opening).then(|| state.link(&url::base()));
     use_history(link, dispatch.clone());
     use_play(state.playing, state.speed_log2, dispatch.clone());
     use_keys(
@@ -89,7 +103,8 @@ pub fn App() -> Html {
         state.question.as_ref().map(|q| q.given.is_none()),
         dispatch.clone(),
     );
-    use_probe_drop(dispatch.clone());
+    use_file_drop(dispatch.clone());
+    use_recording_link(dispatch.clone());
     use_warm_up(
         state.built.is_some(),
         state.len,
@@ -152,6 +167,7 @@ fn Frame() -> Html {
                 </div>
                 <Banner />
                 <FileStrip side={Side::A} />
+                if setup.recording.is_some() { <RealStrip /> }
                 { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                 <Controls />
                 <RaRow />
@@ -172,9 +188,11 @@ fn Frame() -> Html {
                     if !presenter { <SeedTable /> }
                     <FileStrip side={Side::A} />
                     if ui.probe.is_some() { <ProbeStrip /> }
+                    if setup.recording.is_some() { <RealStrip /> }
                     { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                     <Controls />
                     <RaRow />
+                    <WhatIfPanel />
                     <div class="panel-toggles">
                         <label><input type="checkbox" checked={panels.plots} onchange={toggle(Panel::Plots)} data-testid="toggle-plots" />{ "plots" }</label>
                         <label><input type="checkbox" checked={panels.log} onchange={toggle(Panel::Log)} data-testid="toggle-log" />{ "event log" }</label>
@@ -216,9 +234,9 @@ fn FullViewLink() -> Html {
     // Subscribed to what the link holds, so that it follows the view.
     let _ = (use_setup(), use_moment(), use_zoom(), use_ui());
     let latest = use_handles().latest;
-    let mut full = latest.get().view();
+    let mut full = (*latest.get()).clone();
     full.mode = Mode::Full;
-    let href = to_link(&full, &url::base());
+    let href = full.link(&url::base());
     html! {
         <a {href} target="_blank" rel="noopener" data-testid="full-view">{ "open the full view \u{2197}" }</a>
     }

@@ -15,6 +15,7 @@ use folioscope_scenario::Scenario;
 use yew::prelude::*;
 
 use crate::probe::ProbeOverlay;
+use crate::recording::{RealCheck, Recorded};
 use crate::seekers::SeekersHandle;
 use crate::state::{BannerMsg, Built, Cursor, Kept, Progress, Question, State};
 
@@ -33,6 +34,10 @@ pub struct Setup {
     pub pages: u64,
     pub built: Option<Kept<Built>>,
     pub progress: Option<Progress>,
+    /// The recording whose accesses the scenario is, and side A's model
+    /// held to its events.
+    pub recording: Option<Kept<Recorded>>,
+    pub real_check: Option<Kept<RealCheck>>,
 }
 
 /// Where in the run the view stands.
@@ -119,6 +124,8 @@ impl State {
             pages: self.pages(),
             built: self.built.clone(),
             progress: self.progress,
+            recording: self.recording.clone(),
+            real_check: self.real_check.clone(),
         }
     }
 

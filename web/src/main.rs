@@ -10,11 +10,14 @@
 mod app;
 mod components;
 mod context;
+mod gzip;
 mod hooks;
 mod palette;
 mod panic;
 mod predict;
 mod probe;
+mod real_lane;
+mod recording;
 mod seekers;
 mod state;
 mod strip;

@@ -17,6 +17,7 @@ use folioscope_scenario::{describe, Scenario};
 use yew::Reducible;
 
 use crate::probe::ProbeOverlay;
+use crate::recording::{RealCheck, Recorded};
 
 /// Checkpoint memory the app allows one timeline.
 pub const CHECKPOINT_BUDGET: usize = 96 << 20;
@@ -215,6 +216,13 @@ pub struct State {
     pub open_text: bool,
     /// A dropped `folioscope probe` report, shown under the model.
     pub probe: Option<Kept<ProbeOverlay>>,
+    /// The recording whose accesses are the scenario, while they are.
+    pub recording: Option<Kept<Recorded>>,
+    /// Side A's model held to the recording's events, once made.
+    pub real_check: Option<Kept<RealCheck>>,
+    /// A recording the page's link carries is being opened: the address
+    /// is left as it is until it is.
+    pub opening: bool,
     /// The last link or text copied, shown for copying by hand.
     pub shared: Option<String>,
 }
@@ -272,6 +280,14 @@ pub enum Action {
     /// A probe report was dropped on the app.
     Probe(Kept<ProbeOverlay>, Scenario, u64),
     CloseProbe,
+    /// A recording was dropped or chosen (with its own view), or came in
+    /// a link (with the link's view over it and what the link ignored).
+    OpenRecording(Kept<Recorded>, Box<View>, Vec<Ignored>),
+    /// A file or a link's recording could not be opened: the field and
+    /// why. The view stays as it was.
+    RecordingFailed(String, String),
+    /// Side A's model held to the open recording's events.
+    RealChecked(Kept<RealCheck>),
 }
 
 /// Accesses in `scenario`, or why the model refuses it.
@@ -336,6 +352,9 @@ impl State {
             blank: false,
             open_text: false,
             probe: None,
+            recording: None,
+            real_check: None,
+            opening: false,
             shared: None,
         };
         State::from_view(view, ignored, blank)
@@ -395,6 +414,22 @@ impl State {
             })
             .take(MAX_KERNELS - 1)
             .collect();
+        // A recording stays while its accesses are the scenario's, and
+        // its check while it is of the scenario on screen.
+        if self
+            .recording
+            .as_ref()
+            .is_some_and(|r| r.scenario.pattern != scenario.pattern)
+        {
+            self.recording = None;
+        }
+        if self
+            .real_check
+            .as_ref()
+            .is_some_and(|c| c.scenario != scenario)
+        {
+            self.real_check = None;
+        }
         self.scenario = scenario;
         self.len = len;
         if !self
@@ -725,6 +760,45 @@ impl Reducible for State {
                 },
             },
             Action::CloseProbe => State { probe: None, ..s },
+            Action::OpenRecording(rec, view, ignored) => match len_of(&view.scenario) {
+                Ok(_) => {
+                    let mut fallback = s;
+                    fallback.recording = Some(rec.clone());
+                    let mut s = State::from_view(&view, &ignored, fallback);
+                    s.recording = Some(rec);
+                    s.probe = None;
+                    s.opening = false;
+                    s.open_text = false;
+                    s
+                }
+                Err((field, message)) => State {
+                    opening: false,
+                    banner: Some(BannerMsg {
+                        field: format!("recording {field}"),
+                        message,
+                        note: "the recording was not opened",
+                    }),
+                    ..s
+                },
+            },
+            Action::RecordingFailed(field, message) => State {
+                opening: false,
+                banner: Some(BannerMsg {
+                    field,
+                    message,
+                    note: "the view keeps its last good state",
+                }),
+                ..s
+            },
+            Action::RealChecked(check) => {
+                if s.recording.is_none() || check.scenario != s.scenario {
+                    return self;
+                }
+                State {
+                    real_check: Some(check),
+                    ..s
+                }
+            }
         };
         Rc::new(next)
     }
@@ -904,6 +978,122 @@ mod tests {
         assert_eq!(s.built().unwrap().sides.len(), 2);
         let s = reduce(s, Action::CompareWith(0, None));
         assert!(s.compare.is_empty() && s.built.is_none());
+    }
+
+    /// tac's recording, opened as a dropped file opens it.
+    fn tac() -> (Kept<crate::recording::Recorded>, View) {
+        let gz = include_bytes!("../../cli/tests/fixtures/replay/tac-64m.rec.gz");
+        let rec = folioscope_scenario::recording::Recording::parse(gz).unwrap();
+        let r = crate::recording::Recorded::new(rec, gz).unwrap();
+        let view = r.view();
+        (Kept::new(r), view)
+    }
+
+    #[test]
+    fn a_recording_is_the_scenario_while_its_accesses_are() {
+        let (r, view) = tac();
+        let s = reduce(
+            ready_at(3),
+            Action::OpenRecording(r.clone(), Box::new(view), Vec::new()),
+        );
+        assert_eq!(s.recording, Some(r.clone()));
+        assert_eq!(s.scenario, r.scenario);
+        assert_eq!((s.len, s.step), (r.accesses, r.accesses));
+        assert!(s.built.is_none() && s.banner.is_none());
+        // Another kernel beside the real one keeps the recording.
+        let k = folioscope_scenario::parse::parse_kernel_label("v7.4-rc2").unwrap();
+        let s = reduce(
+            s,
+            Action::Apply(Scenario {
+                kernel: k.clone(),
+                ..r.scenario.clone()
+            }),
+        );
+        assert_eq!((s.recording.is_some(), &s.scenario.kernel), (true, &k));
+        // Another pattern is another scenario: the recording goes.
+        let s = reduce(s, Action::Apply(scenario()));
+        assert!(s.recording.is_none());
+    }
+
+    #[test]
+    fn a_recording_that_fails_keeps_the_last_good_state() {
+        let (r, view) = tac();
+        let s = reduce(
+            ready_at(3),
+            Action::OpenRecording(r.clone(), Box::new(view), Vec::new()),
+        );
+        let failed = reduce(
+            s.clone(),
+            Action::RecordingFailed("recording".into(), "line 7: r: delta: bad".into()),
+        );
+        let b = failed.banner.clone().expect("a banner");
+        assert_eq!(
+            (b.field.as_str(), b.message.as_str()),
+            ("recording", "line 7: r: delta: bad")
+        );
+        assert_eq!(
+            State {
+                banner: None,
+                ..failed
+            },
+            s
+        );
+        // A view the model refuses (a page size it has not) is not opened.
+        let mut bad = r.view();
+        bad.scenario.page_size = 3000;
+        let refused = reduce(
+            s.clone(),
+            Action::OpenRecording(r, Box::new(bad), Vec::new()),
+        );
+        assert_eq!(refused.scenario, s.scenario);
+        assert!(refused.banner.is_some());
+    }
+
+    #[test]
+    fn a_check_is_taken_for_the_scenario_on_screen_only() {
+        use folioscope_scenario::event_check::check_steps;
+        let (r, view) = tac();
+        let s = reduce(
+            State::of_view(&View::default(), &[]),
+            Action::OpenRecording(r.clone(), Box::new(view), Vec::new()),
+        );
+        let check = |scenario: Scenario| {
+            Kept::new(crate::recording::RealCheck {
+                scenario,
+                check: check_steps(&[], &r.compared_events(), r.inode, r.page_shift),
+                end_state: None,
+            })
+        };
+        let mut other = r.scenario.clone();
+        other.read_ahead_kb = 128;
+        let refused = reduce(s.clone(), Action::RealChecked(check(other.clone())));
+        assert!(refused.real_check.is_none());
+        let taken = reduce(s, Action::RealChecked(check(r.scenario.clone())));
+        // A model with no events parts from the kernel where tac's first
+        // readahead came: its third access, the second read.
+        assert_eq!(taken.real_check.as_ref().unwrap().check.step, Some(3));
+        // A change of scenario drops it.
+        let s = reduce(taken, Action::Apply(other));
+        assert!(s.real_check.is_none() && s.recording.is_some());
+    }
+
+    #[test]
+    fn a_small_recording_travels_in_its_link() {
+        let (r, view) = tac();
+        let s = reduce(
+            State::of_view(&View::default(), &[]),
+            Action::OpenRecording(r.clone(), Box::new(view), Vec::new()),
+        );
+        let s = reduce(s, Action::Seek(4000));
+        let link = s.link("https://x.example/");
+        assert!(
+            link.starts_with("https://x.example/?v=1&step=4000&rec="),
+            "{link}"
+        );
+        let carried = folioscope_scenario::link::recording_param(&link).unwrap();
+        assert_eq!(Some(carried), r.link);
+        let p = folioscope_scenario::link::parse_link_over(&link, Some(&r.view()));
+        assert_eq!((p.view, p.ignored), (s.view(), vec![]));
     }
 
     #[test]

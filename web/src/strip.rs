@@ -165,20 +165,27 @@ pub fn paint(
             put(x, DIFF_TOP, DIFF_BOTTOM, p.differs);
         }
     }
-    // The current access: two dark columns set off by light ones.
     if let Some(c) = marks.cursor.and_then(|page| span.bin_of(page)) {
-        for (dx, rgb) in [
-            (-1, p.cursor_edge),
-            (0, p.cursor),
-            (1, p.cursor),
-            (2, p.cursor_edge),
-        ] {
-            let x = c as i64 + dx;
-            if x >= 0 && x < w as i64 {
-                put(x as u32, 0, HEIGHT, rgb);
-            }
+        for (x, rgb) in cursor_columns(c, w, p) {
+            put(x, 0, HEIGHT, rgb);
         }
     }
+}
+
+/// The current access at column `c` of a canvas `w` columns wide: two
+/// dark columns set off by light ones, each with its colour; the real
+/// kernel's lane draws it the same way.
+pub fn cursor_columns(c: u32, w: u32, p: &Palette) -> impl Iterator<Item = (u32, [u8; 3])> {
+    let columns = [
+        (-1, p.cursor_edge),
+        (0, p.cursor),
+        (1, p.cursor),
+        (2, p.cursor_edge),
+    ];
+    columns.into_iter().filter_map(move |(dx, rgb)| {
+        let x = c as i64 + dx;
+        (x >= 0 && x < w as i64).then_some((x as u32, rgb))
+    })
 }
 
 /// The cached pages of a bin as (pages, colour), foot first: resident

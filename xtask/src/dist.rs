@@ -87,7 +87,8 @@ fn check_relative_urls(dist: &Path) -> Result<()> {
     Ok(())
 }
 
-fn gzipped_size(dist: &Path) -> Result<u64> {
+/// The gzipped size of the wasm, js and css in `dist`.
+pub(crate) fn gzipped_size(dist: &Path) -> Result<u64> {
     let mut total = 0;
     for entry in std::fs::read_dir(dist).context("listing dist/")? {
         let path = entry?.path();

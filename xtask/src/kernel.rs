@@ -44,15 +44,20 @@ const PATTERNS: [&str; 8] = [
 
 const MADVISE: [&str; 4] = ["normal", "hugepage", "sequential", "random"];
 
-/// The device's read_ahead_kb, put back when dropped.
+/// The device's read_ahead_kb, put back when dropped, on Ctrl-C or
+/// SIGTERM, and (through a note left in `target/kernel/`) at the start of
+/// the next run when this one was killed outright.
 struct ReadAhead {
     knob: PathBuf,
     original: String,
+    note: PathBuf,
 }
 
 impl ReadAhead {
     /// The knob of the block device under `dir`.
     fn of(dir: &Path) -> Result<ReadAhead> {
+        let note = dir.join("read_ahead_kb.to-restore");
+        restore_from_note(&note)?;
         let dev = std::fs::metadata(dir)?.dev();
         let major = ((dev >> 32) & !0xfff) | ((dev >> 8) & 0xfff);
         let minor = ((dev >> 12) & !0xff) | (dev & 0xff);
@@ -70,7 +75,23 @@ impl ReadAhead {
             )
         })?;
         let original = std::fs::read_to_string(&knob)?.trim().to_string();
-        Ok(ReadAhead { knob, original })
+        std::fs::write(&note, format!("{}\n{original}\n", knob.display()))
+            .with_context(|| format!("writing {}", note.display()))?;
+        // A signal ends the process without running destructors, so the
+        // handler puts the setting back itself. Only the first guard of a
+        // process installs it; this xtask makes one.
+        let (k, o, n) = (knob.clone(), original.clone(), note.clone());
+        let _ = ctrlc::set_handler(move || {
+            let _ = std::fs::write(&k, &o);
+            let _ = std::fs::remove_file(&n);
+            eprintln!("interrupted: read_ahead_kb put back to {o}");
+            std::process::exit(130);
+        });
+        Ok(ReadAhead {
+            knob,
+            original,
+            note,
+        })
     }
 
     fn set(&self, kb: u64) -> Result<()> {
@@ -81,8 +102,25 @@ impl ReadAhead {
 
 impl Drop for ReadAhead {
     fn drop(&mut self) {
-        let _ = std::fs::write(&self.knob, &self.original);
+        if std::fs::write(&self.knob, &self.original).is_ok() {
+            let _ = std::fs::remove_file(&self.note);
+        }
     }
+}
+
+/// A run killed outright (SIGKILL, a lost machine) left its note: the knob
+/// and the value it had before that run changed it, which go back first.
+fn restore_from_note(note: &Path) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(note) else {
+        return Ok(());
+    };
+    let mut lines = text.lines();
+    if let (Some(knob), Some(kb)) = (lines.next(), lines.next()) {
+        std::fs::write(knob, kb).with_context(|| format!("restoring {kb} to {knob}"))?;
+        eprintln!("an earlier run was killed: {knob} put back to {kb}");
+    }
+    std::fs::remove_file(note)?;
+    Ok(())
 }
 
 /// One check's outcome.
@@ -231,7 +269,7 @@ impl Files {
             ("dd skip=".into(), self.f512.clone(), v(&["dd", &format!("if={f512}"), "of=/dev/null", "bs=64k", "skip=100", "status=none"])),
             ("gzip".into(), self.f64.clone(), sh(&format!("gzip -c {f64} > /dev/null"))),
             ("zstd".into(), self.f512.clone(), sh(&format!("zstd -q -c {f512} > /dev/null"))),
-            ("xz".into(), self.f64.clone(), sh(&format!("xz -T1 -c {f64} > /dev/null"))),
+            ("xz -0".into(), self.f64.clone(), sh(&format!("xz -0 -T1 -c {f64} > /dev/null"))),
             ("python3 read()".into(), self.f512.clone(), v(&["python3", "-c", &format!("f = open('{f512}', 'rb')\nwhile f.read(1 << 20): pass")])),
             ("python3 mmap".into(), self.f512.clone(), v(&["python3", "-c", &format!("import mmap\nf = open('{f512}', 'rb')\nm = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)\nprint(sum(m[i] for i in range(0, len(m), 4096)))")])),
             ("perl -ne".into(), self.f64.clone(), v(&["perl", "-ne", "print if /xyzzy/", &f64])),
@@ -392,4 +430,26 @@ fn program(
         }
     );
     Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::restore_from_note;
+
+    #[test]
+    fn a_note_left_by_a_killed_run_puts_the_setting_back() {
+        let dir = std::env::temp_dir().join(format!("xtask-ra-note-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let knob = dir.join("read_ahead_kb");
+        let note = dir.join("read_ahead_kb.to-restore");
+        std::fs::write(&knob, "128").unwrap();
+        std::fs::write(&note, format!("{}\n8192\n", knob.display())).unwrap();
+        restore_from_note(&note).unwrap();
+        assert_eq!(std::fs::read_to_string(&knob).unwrap(), "8192");
+        assert!(!note.exists());
+        // No note: nothing to do.
+        restore_from_note(&note).unwrap();
+        assert_eq!(std::fs::read_to_string(&knob).unwrap(), "8192");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

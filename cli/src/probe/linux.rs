@@ -235,6 +235,7 @@ fn measure(
     let reads_before = device_reads(queue);
     let bytes_before = io.read_bytes()?;
     let (maj0, min0) = rusage();
+    let started = Instant::now();
     let mut sink = 0u8;
     for k in 0..steps {
         match cfg.pattern.access(k, len, page as u64) {
@@ -248,6 +249,7 @@ fn measure(
             other => bail!("the probe makes a synthetic pattern's accesses, not {other:?}"),
         }
     }
+    let access_us = started.elapsed().as_micros() as u64;
     let (maj1, min1) = rusage();
     let bytes_read = io.read_bytes()? - bytes_before;
     std::hint::black_box(sink);
@@ -282,6 +284,15 @@ fn measure(
     if folio_pages != resident_pages {
         bail!("the folio layout covers {folio_pages} pages but {resident_pages} were resident");
     }
+    // The layout must be what the kernel's own adds built: a large folio
+    // split after the run (by the background reclaim these VMs run) shows
+    // as smaller folios over the same pages, and disturbs the run.
+    if let Some(t) = &traced {
+        let built = t.folio_runs();
+        if built != folios {
+            bail!("disturbed: the folio layout is not what the kernel's adds built (a folio split after the run?)");
+        }
+    }
     let report = Report {
         source: "probe".into(),
         kernel: kernel_release(),
@@ -312,6 +323,7 @@ fn measure(
         ra: None,
         tmpfs: None,
         read_path: None,
+        access_us: Some(access_us),
     };
     Ok((report, traced))
 }

@@ -26,6 +26,34 @@ pub struct Traced {
     pub disturbed: Option<String>,
 }
 
+impl Traced {
+    /// The folio layout the traced adds and deletes leave, as runs of
+    /// equal-order folios `[start_page, order, count]` (the probe's shape).
+    pub fn folio_runs(&self) -> Vec<[u64; 3]> {
+        let mut cache = std::collections::BTreeMap::new();
+        for tp in &self.events {
+            match *tp {
+                Tracepoint::AddToPageCache { index, order } => {
+                    cache.insert(index, order);
+                }
+                Tracepoint::DeleteFromPageCache { index, .. } => {
+                    cache.remove(&index);
+                }
+                _ => {}
+            }
+        }
+        let mut out: Vec<[u64; 3]> = Vec::new();
+        for (&index, &order) in &cache {
+            let order = order as u64;
+            match out.last_mut() {
+                Some(r) if r[1] == order && r[0] + (r[2] << r[1]) == index => r[2] += 1,
+                _ => out.push([index, order, 1]),
+            }
+        }
+        out
+    }
+}
+
 /// Tracing in progress. The readers are declared first so that they
 /// close trace_pipe before the instances are removed (an instance with a
 /// reader is busy).

@@ -53,6 +53,11 @@ pub fn decode(slot: u64) -> Entry {
 }
 
 #[inline]
+pub fn is_pointer(slot: u64) -> bool {
+    slot & TAG_MASK == TAG_POINTER
+}
+
+#[inline]
 pub fn is_node(slot: u64) -> bool {
     slot & TAG_MASK == TAG_NODE
 }

@@ -144,6 +144,7 @@ impl XaState {
         self.load_uncounted_call(xa)
     }
 
+    #[inline(always)]
     fn load_uncounted_call(&mut self, xa: &XArray) -> Entry {
         // A walk from the head to a remembered leaf: start there, and
         // count the nodes the walk would have entered.
@@ -162,6 +163,14 @@ impl XaState {
                 return decode(slot);
             }
         }
+        self.load_walk(xa)
+    }
+
+    /// The rest of [`XaState::load`]: the walk from the head, or from the
+    /// node the cursor stands on. Out of line, so that the remembered-leaf
+    /// path above stays small where it is inlined.
+    #[inline(never)]
+    fn load_walk(&mut self, xa: &XArray) -> Entry {
         let from_top = self.invalid();
         let entry = self.start(xa);
         let Entry::Node(mut id) = entry else {
@@ -336,7 +345,10 @@ impl XaState {
     }
 
     fn move_index(&mut self, shift: u8, offset: usize) {
-        self.index &= !(XA_CHUNK_MASK << shift);
+        // Everything below the next level goes, not just this level's six
+        // bits: a walk that came up from a deeper start lands on the slot's
+        // first index, as lib/xarray.c's xas_move_index does.
+        self.index &= !XA_CHUNK_MASK << shift;
         self.index = self.index.wrapping_add((offset as u64) << shift);
     }
 
@@ -392,7 +404,33 @@ impl XaState {
                 // The index already points past the child; re-derive the offset.
                 continue;
             }
-            let slot = xa.node(id).slots[offset];
+            let n = xa.node(id);
+            if n.shift == 0 {
+                // A leaf holds no nodes: the walk stops at the first slot
+                // from here that holds an entry (neither NULL nor a
+                // sibling) if that is at or before `max`, and otherwise
+                // just past `max` or at the leaf's end.
+                let ahead = n.canon >> offset;
+                let next = offset + ahead.trailing_zeros() as usize;
+                let last = if (max >> XA_CHUNK_SHIFT) == (self.index >> XA_CHUNK_SHIFT) {
+                    (max & XA_CHUNK_MASK) as usize
+                } else {
+                    XA_CHUNK_SIZE - 1
+                };
+                if next <= last {
+                    // The index moves only with the offset, as it does
+                    // slot by slot.
+                    if next != offset {
+                        self.move_index(0, next);
+                    }
+                    self.offset = next as u8;
+                    return decode(n.slots[next]);
+                }
+                offset = last + 1;
+                self.move_index(0, offset);
+                continue;
+            }
+            let slot = n.slots[offset];
             if is_node(slot) {
                 id = node_of(slot);
                 self.enter(xa, id);
@@ -787,6 +825,9 @@ impl XaState {
     /// state) and returns the entry that was there first.
     pub fn store(&mut self, xa: &mut XArray, entry: Entry) -> Entry {
         xa.bump(Stat::Store);
+        if let Some(old) = self.store_in_leaf(xa, entry) {
+            return old;
+        }
         let mut first = if !entry.is_empty() {
             let allow_root = !entry.is_node();
             self.create(xa, allow_root)
@@ -861,6 +902,38 @@ impl XaState {
             xa.sync_full(node);
         }
         ret
+    }
+
+    /// The store of the page cache's most common case, as [`XaState::store`]
+    /// makes it: one pointer or value entry into the empty leaf slot the
+    /// cursor stands on (after the load that checked for a conflict). It
+    /// creates no node and touches no mark; the slot is filled and the
+    /// leaf's `count` and `nr_values` grow. None for any other store.
+    #[inline]
+    fn store_in_leaf(&mut self, xa: &mut XArray, entry: Entry) -> Option<Entry> {
+        let XasNode::Node(id) = self.node else {
+            return None;
+        };
+        let value = match entry {
+            Entry::Pointer(_) => false,
+            Entry::Value(_) => true,
+            _ => return None,
+        };
+        let off = self.offset as usize;
+        let n = xa.node(id);
+        if self.shift != 0 || self.sibs != 0 || n.shift != 0 || n.slots[off] != 0 {
+            return None;
+        }
+        let n = xa.node_mut(id);
+        n.set_slot(off, encode(entry), !value);
+        n.count += 1;
+        n.nr_values += value as u8;
+        // The slot was empty, so the leaf was not full: the parent's
+        // summary changes only if this store filled it.
+        if n.present == u64::MAX {
+            xa.sync_full(id);
+        }
+        Some(Entry::Empty)
     }
 
     fn update_node(&mut self, xa: &mut XArray, node: NodeId, count: i32, values: i32) {

@@ -620,6 +620,34 @@ mod prop {
                     prop_assert_eq!(xa.get_mark(i, XaMark::ALL[m as usize]), w);
                 }
             }
+            // A cursor's `xas_find` up to a bounded `max`, and the finds
+            // after it, meet every entry from the one covering `from` to
+            // the last one starting at or before `max`, at its first index:
+            // within one leaf's range, as fault-around asks, and from 0.
+            // The cursor's index is the entry's first index, or `from` for
+            // an entry that covers `from`.
+            let ranges = (0..6000u64)
+                .step_by(89)
+                .flat_map(|from| [(from, from), (from, (from + 3).min(from | 63)), (from, from | 63)])
+                .chain([(0, 700), (0, 6000)]);
+            for (from, max) in ranges {
+                {
+                    let mut xas = XaState::new(from);
+                    let mut met = Vec::new();
+                    let mut e = xas.find(&xa, max);
+                    while !e.is_empty() {
+                        met.push((xas.index & !((1u64 << xas.get_order(&xa)) - 1), e));
+                        prop_assert!(xas.index == from || xas.index & ((1u64 << xas.get_order(&xa)) - 1) == 0, "index {} from {}", xas.index, from);
+                        e = xas.find(&xa, max);
+                    }
+                    let want: Vec<_> = covering(&model, from)
+                        .map(|(s, _, e, _)| (s, e))
+                        .into_iter()
+                        .chain(model.range(from + 1..max + 1).map(|(&s, &(_, e, _))| (s, e)))
+                        .collect();
+                    prop_assert_eq!(met, want, "from {} max {}", from, max);
+                }
+            }
             // The present-run scan agrees with loading page by page, in
             // where it stops and in the visits those loads make.
             for from in (0..6000u64).step_by(97) {

@@ -53,11 +53,11 @@
 //!   `folios=START:ORDER:COUNT,...` (either may be empty).
 //! - `total N`: the number of item lines; a file without it is truncated.
 
+#[cfg(feature = "gzip")]
 use std::io::{Read, Write};
 
-use flate2::read::GzDecoder;
-use flate2::write::GzEncoder;
-use flate2::Compression;
+#[cfg(feature = "gzip")]
+use flate2::{read::GzDecoder, write::GzEncoder, Compression};
 use folioscope_core::{Access, Fadvice, Madvice, RaFields, Tracepoint};
 
 use super::{EndState, Item, RecordedFile, RecordedMachine, Recording, RecordingError};
@@ -68,7 +68,8 @@ pub const MAGIC: &str = "folioscope-recording";
 /// The format version this code writes and reads.
 pub const VERSION: u32 = 1;
 
-/// The recording as gzipped text.
+/// The recording as gzipped text (with the `gzip` feature).
+#[cfg(feature = "gzip")]
 pub fn write_gz(rec: &Recording) -> Vec<u8> {
     let mut enc = GzEncoder::new(Vec::new(), Compression::best());
     enc.write_all(write_text(rec).as_bytes())
@@ -348,17 +349,15 @@ fn unescape(s: &str) -> String {
     out
 }
 
-/// Reads a recording, gzipped or plain text.
+/// Whether `bytes` start as a gzip stream does.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
+/// Reads a recording, gzipped (with the `gzip` feature) or plain text.
 pub fn parse(bytes: &[u8]) -> Result<Recording, RecordingError> {
-    let text = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut s = String::new();
-        GzDecoder::new(bytes).read_to_string(&mut s).map_err(|e| {
-            RecordingError::new(
-                "gzip",
-                format!("the recording is truncated or damaged ({e})"),
-            )
-        })?;
-        s
+    let text = if is_gzip(bytes) {
+        gunzip(bytes)?
     } else {
         String::from_utf8(bytes.to_vec()).map_err(|e| {
             RecordingError::new(
@@ -371,6 +370,28 @@ pub fn parse(bytes: &[u8]) -> Result<Recording, RecordingError> {
         })?
     };
     parse_text(&text)
+}
+
+#[cfg(feature = "gzip")]
+fn gunzip(bytes: &[u8]) -> Result<String, RecordingError> {
+    let mut s = String::new();
+    GzDecoder::new(bytes).read_to_string(&mut s).map_err(|e| {
+        RecordingError::new(
+            "gzip",
+            format!("the recording is truncated or damaged ({e})"),
+        )
+    })?;
+    Ok(s)
+}
+
+/// Without an inflater (the web app's build, which unzips with the
+/// browser's own before it parses), gzip is refused by name.
+#[cfg(not(feature = "gzip"))]
+fn gunzip(_: &[u8]) -> Result<String, RecordingError> {
+    Err(RecordingError::new(
+        "gzip",
+        "this build reads recordings as text; unzip it first",
+    ))
 }
 
 /// Reads the plain text of a recording.
@@ -849,7 +870,7 @@ fn parse_item(
             }
             let order = order as u8;
             let index = c.cache_end.wrapping_add(delta as u64);
-            c.cache_end = index + (1u64 << order);
+            c.cache_end = index.wrapping_add(1u64 << order);
             event(if tag == "+" {
                 Tracepoint::AddToPageCache { index, order }
             } else {

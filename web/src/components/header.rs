@@ -11,6 +11,7 @@ pub fn Header() -> Html {
         <header class="header">
             <h1>{ "folioscope" }</h1>
             <span class="subtitle">{ "the Linux page cache, visible" }</span>
+            <crate::components::open_file::OpenButtons />
             <crate::components::share::ShareButtons />
             <span class="kernel" data-testid="kernel">{ s.kernel.label() }</span>
         </header>

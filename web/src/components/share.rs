@@ -4,11 +4,11 @@
 //! in a field, for browsers that refuse the clipboard.
 
 use folioscope_scenario::export::{export, parse_text};
-use folioscope_scenario::link::{to_link, Mode};
+use folioscope_scenario::link::{recording_param, to_link, Mode};
 use folioscope_scenario::seeds;
 use yew::prelude::*;
 
-use crate::context::{use_handles, use_ui};
+use crate::context::{use_handles, use_setup, use_ui};
 use crate::state::{Action, BannerMsg};
 use crate::url;
 
@@ -23,7 +23,7 @@ pub fn ShareButtons() -> Html {
     let copy_link = {
         let (d, latest) = (d.clone(), latest.clone());
         Callback::from(move |_| {
-            let link = to_link(&latest.get().view(), &url::share_base());
+            let link = latest.get().link(&url::share_base());
             url::copy(&link);
             d.dispatch(Action::Shared(Some(link)));
         })
@@ -31,14 +31,23 @@ pub fn ShareButtons() -> Html {
     let copy_text = {
         let d = d.clone();
         Callback::from(move |_| {
-            let view = latest.get().view();
-            let title = view
-                .preset
-                .as_deref()
-                .and_then(seeds::row)
-                .map(|r| r.title)
-                .unwrap_or_else(|| "a scenario".into());
-            match export(&view, &title, &url::share_base(), TEXT_EVENTS) {
+            let state = latest.get();
+            let view = state.view();
+            let title = match &state.recording {
+                Some(r) => format!("a recording: {}", r.title),
+                None => view
+                    .preset
+                    .as_deref()
+                    .and_then(seeds::row)
+                    .map(|r| r.title)
+                    .unwrap_or_else(|| "a scenario".into()),
+            };
+            // The mail's link line is the view's own link, which for a
+            // recording carries the recording or names what it lacks.
+            let base = url::share_base();
+            let exported = export(&view, &title, &base, TEXT_EVENTS)
+                .map(|text| text.replacen(&to_link(&view, &base), &state.link(&base), 1));
+            match exported {
                 Ok(text) => {
                     url::copy(&text);
                     d.dispatch(Action::Shared(Some(text)));
@@ -50,26 +59,6 @@ pub fn ShareButtons() -> Html {
     let open_text = {
         let d = d.clone();
         Callback::from(move |_| d.dispatch(Action::ShowOpenText(true)))
-    };
-    // A real kernel's file, chosen rather than dropped.
-    let file_ref = use_node_ref();
-    let choose = {
-        let file_ref = file_ref.clone();
-        Callback::from(move |_| {
-            if let Some(input) = file_ref.cast::<web_sys::HtmlInputElement>() {
-                input.click();
-            }
-        })
-    };
-    let chosen = {
-        let d = d.clone();
-        Callback::from(move |e: Event| {
-            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                crate::hooks::open_file(file, d.clone());
-            }
-            input.set_value("");
-        })
     };
     let presenter = mode == Mode::Presenter;
     let toggle_presenter = {
@@ -83,11 +72,6 @@ pub fn ShareButtons() -> Html {
     };
     html! {
         <div class="share">
-            <button onclick={choose} data-testid="open-file"
-                title="A report of `folioscope probe --json` from a real kernel: its strip is shown under the model's. Dropping the file on the page does the same.">
-                { "Open real-kernel file\u{2026}" }
-            </button>
-            <input ref={file_ref} type="file" accept=".json,application/json" hidden=true onchange={chosen} data-testid="open-file-input" />
             <button onclick={copy_link} data-testid="copy-link">{ "Copy link" }</button>
             <button onclick={copy_text} data-testid="copy-text">{ "Copy as text" }</button>
             <button onclick={open_text} data-testid="open-text">{ "Open from text" }</button>
@@ -102,9 +86,19 @@ pub fn ShareButtons() -> Html {
 #[component]
 pub fn Shared() -> Html {
     let d = use_handles().dispatch;
+    let recording = use_setup().recording;
     let Some(text) = use_ui().shared else {
         return html! {};
     };
+    // A recording too large for a link is left out of it, in one line.
+    let left_out = recording.filter(|r| r.link.is_none()).map(|r| {
+        html! {
+            <span class="shared-note" data-testid="shared-note">
+                { format!("The recording ({:.1} KB gzipped, over {} KB) is not in the link: send the file with it.",
+                    r.gz_len as f64 / 1024.0, crate::recording::LINK_MAX_GZ / 1024) }
+            </span>
+        }
+    });
     let close = { Callback::from(move |_| d.dispatch(Action::Shared(None))) };
     let rows = text.lines().count().clamp(1, 14);
     html! {
@@ -116,6 +110,7 @@ pub fn Shared() -> Html {
                 <textarea readonly=true rows={rows.to_string()} value={text} data-testid="shared-text" />
             }
             <button onclick={close} aria-label="close">{ "×" }</button>
+            { for left_out }
         </div>
     }
 }
@@ -139,6 +134,16 @@ pub fn OpenText() -> Html {
                 .cast::<web_sys::HtmlTextAreaElement>()
                 .map(|a| a.value())
                 .unwrap_or_default();
+            // A link that carries a recording opens it, with its view.
+            let carried = text
+                .lines()
+                .map(|l| l.trim_start_matches(['>', ' ']).trim_end())
+                .find(|l| recording_param(l).is_some());
+            if let Some(link) = carried {
+                error.set(None);
+                crate::recording::open_link(link.to_string(), d.clone());
+                return;
+            }
             match parse_text(&text) {
                 Ok(p) => {
                     error.set(None);

@@ -31,8 +31,11 @@ pub fn use_history(link: Option<String>, dispatch: Dispatch) {
         use_effect_with((), move |_| {
             let listener = EventListener::new(&gloo::utils::window(), "popstate", move |_| {
                 *restoring.borrow_mut() = true;
-                let p = parse_link(&url::query());
-                dispatch.dispatch(Action::OpenView(Box::new(p.view), p.ignored));
+                let query = url::query();
+                if !crate::recording::open_link(query.clone(), dispatch.clone()) {
+                    let p = parse_link(&query);
+                    dispatch.dispatch(Action::OpenView(Box::new(p.view), p.ignored));
+                }
             });
             move || drop(listener)
         });
