@@ -52,8 +52,8 @@ const browser = await chromium.launch({
 });
 
 const problems = [];
-async function newPage(query = '', viewport = { width: 1400, height: 900 }) {
-  const context = await browser.newContext({ viewport });
+async function newPage(query = '', viewport = { width: 1400, height: 900 }, options = {}) {
+  const context = await browser.newContext({ viewport, ...options });
   const page = await context.newPage();
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));

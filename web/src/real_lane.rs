@@ -7,7 +7,7 @@
 
 use folioscope_core::{Bin, FolioRun, Span, ORDERS};
 
-use crate::palette;
+use crate::palette::Palette;
 
 pub const HEIGHT: u32 = 40;
 const FOLIO_TOP: u32 = 4;
@@ -153,8 +153,8 @@ pub fn lane(real: &[(u64, u8)], model: Vec<FolioRun>, view: Span) -> Lane {
 }
 
 /// Paints `lane` into `buf` (width × [`HEIGHT`] × 4), with the cursor at
-/// page `cursor`.
-pub fn paint(lane: &Lane, view: Span, cursor: Option<u64>, buf: &mut Vec<u8>) {
+/// page `cursor`, in the style sheet's colours `p`.
+pub fn paint(lane: &Lane, view: Span, cursor: Option<u64>, p: &Palette, buf: &mut Vec<u8>) {
     let w = view.bins.max(1);
     buf.clear();
     buf.resize((w * HEIGHT * 4) as usize, 255);
@@ -165,15 +165,15 @@ pub fn paint(lane: &Lane, view: Span, cursor: Option<u64>, buf: &mut Vec<u8>) {
         }
     };
     for (x, b) in lane.bins.iter().enumerate() {
-        let rgb = b.main_order().map_or(palette::UNCACHED, palette::order_rgb);
+        let rgb = b.main_order().map_or(p.uncached, |o| p.order(o));
         put(x as u32, FOLIO_TOP, FOLIO_BOTTOM, rgb);
         if lane.differs[x] {
-            put(x as u32, DIFF_TOP, HEIGHT, palette::DIFF);
+            put(x as u32, DIFF_TOP, HEIGHT, p.differs);
         }
     }
-    if let Some(c) = cursor.and_then(|p| view.bin_of(p)) {
-        for x in [c, c + 1].into_iter().filter(|&x| x < w) {
-            put(x, 0, HEIGHT, palette::CURSOR);
+    if let Some(c) = cursor.and_then(|page| view.bin_of(page)) {
+        for (x, rgb) in crate::strip::cursor_columns(c, w, p) {
+            put(x, 0, HEIGHT, rgb);
         }
     }
 }

@@ -247,6 +247,9 @@ pub enum Action {
     /// The view's timelines, built. Ignored if the view changed meanwhile.
     Built(Kept<Built>),
     Seek(u64),
+    /// To the step where two kernels first part, zoomed to the pages
+    /// `[first, end)` they hold differently there.
+    Diverge(u64, u64, u64),
     StepBy(i64),
     /// One event forward or back.
     StepEvent(bool),
@@ -566,6 +569,15 @@ impl Reducible for State {
                 s.take_pending_event()
             }
             Action::Seek(step) => s.at(step),
+            Action::Diverge(step, first, end) => {
+                let pages = s.pages();
+                let end = end.min(pages);
+                let first = first.min(end.saturating_sub(1));
+                let mut s = s.at(step);
+                s.playing = false;
+                s.zoom = (first, end.max(first + 1));
+                s
+            }
             Action::StepBy(d) => {
                 let step = s.step.saturating_add_signed(d);
                 let mut s = s;
@@ -1093,6 +1105,18 @@ mod tests {
         assert_eq!(Some(carried), r.link);
         let p = folioscope_scenario::link::parse_link_over(&link, Some(&r.view()));
         assert_eq!((p.view, p.ignored), (s.view(), vec![]));
+    }
+
+    #[test]
+    fn going_where_two_kernels_part_seeks_and_zooms_at_once() {
+        let s = reduce(ready_at(5), Action::Diverge(40, 100, 300));
+        assert_eq!((s.step, s.zoom), (40, (100, 300)));
+        let s = reduce(s, Action::Diverge(u64::MAX, 5000, 9000));
+        assert_eq!(
+            (s.step, s.zoom),
+            (s.len, (2047, 2048)),
+            "clamped to the file"
+        );
     }
 
     #[test]

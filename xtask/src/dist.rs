@@ -10,8 +10,10 @@ use crate::proc::{run, step};
 use crate::root;
 use crate::tools::{setup_build, trunk_cmd};
 
-/// The budget for wasm + js + css, gzipped.
-pub const GZIP_BUDGET: u64 = 400 * 1024;
+/// The budget for wasm + js + css, gzipped. Raised from 400 KB for issue
+/// 13's folio inspector, truthful strip, side-by-side compare and the
+/// seeds' tables, which the app now computes itself.
+pub const GZIP_BUDGET: u64 = 470 * 1024;
 
 pub fn dist() -> Result<PathBuf> {
     setup_build()?;
