@@ -1,6 +1,7 @@
 //! The real kernel's lane as pixels: the page cache a recording's events
 //! built by a step, binned as the model's strip bins its machine (core
-//! [`Bin`]s, painted in the same folio-order colours), and below it the
+//! [`Bin`]s, each column's band shared out by order as the strip's is,
+//! `strip::folio_band`), and below it the
 //! pages whose folio differs from the model's at the same step. A page's
 //! state is the order of the folio holding it, or none: folios are
 //! naturally aligned, so equal orders page by page are equal folios.
@@ -164,9 +165,19 @@ pub fn paint(lane: &Lane, view: Span, cursor: Option<u64>, p: &Palette, buf: &mu
             buf[i..i + 3].copy_from_slice(&rgb);
         }
     };
+    let mut segs = [(0u32, [0u8; 3]); ORDERS + 2];
     for (x, b) in lane.bins.iter().enumerate() {
-        let rgb = b.main_order().map_or(p.uncached, |o| p.order(o));
-        put(x as u32, FOLIO_TOP, FOLIO_BOTTOM, rgb);
+        // As the strip draws a column: each order by its share of the
+        // column's pages, so a column a hundredth cached is drawn so.
+        let pages = view.bin_pages(x as u32).count().max(1) as u32;
+        crate::strip::folio_band(
+            b,
+            pages,
+            (FOLIO_TOP, FOLIO_BOTTOM),
+            p,
+            &mut segs,
+            |y0, y1, rgb| put(x as u32, y0, y1, rgb),
+        );
         if lane.differs[x] {
             put(x as u32, DIFF_TOP, HEIGHT, p.differs);
         }

@@ -115,32 +115,20 @@ pub fn paint(
             put(x, RA_TOP, RA_BOTTOM, p.readahead);
         }
 
-        // Folios from the foot, shadows from the top, never-cached pages
-        // between.
-        put(x, FOLIO_TOP, FOLIO_BOTTOM, p.uncached);
-        let band = FOLIO_BOTTOM - FOLIO_TOP;
-        let cached = b.cached().min(pages);
-        let cached_h = share_px(cached, pages, band);
-        let shadow_h = share_px(b.shadows, pages, band).min(band - cached_h);
-        put(x, FOLIO_TOP, FOLIO_TOP + shadow_h, p.shadow);
-        let mut below = 0u32;
-        let mut y = FOLIO_BOTTOM;
-        let k = segments(b, p, &mut segs);
-        for &(n, rgb) in &segs[..k] {
-            below += n;
-            // Cumulative rounding, up, so that the segments fill the
-            // cached height and the dominant order shows first.
-            let top = FOLIO_BOTTOM
-                - (below as u64 * cached_h as u64).div_ceil(cached.max(1) as u64) as u32;
-            put(x, top, y, rgb);
-            y = top;
-        }
+        let cached_h = folio_band(
+            b,
+            pages,
+            (FOLIO_TOP, FOLIO_BOTTOM),
+            p,
+            &mut segs,
+            |y0, y1, rgb| put(x, y0, y1, rgb),
+        );
         // An edge only where a folio meets another: next to a page that
         // is not cached, the change of colour shows where it starts.
         if edges && b.heads > 0 && cached_h > 0 && left_cached {
             put(x, FOLIO_BOTTOM - cached_h, FOLIO_BOTTOM, p.folio_edge);
         }
-        left_cached = cached > 0;
+        left_cached = cached_h > 0;
 
         // file_ra_state's window over the pages of the bin.
         if let Some(ra) = ra.filter(|ra| ra.size > 0) {
@@ -170,6 +158,42 @@ pub fn paint(
             put(x, 0, HEIGHT, rgb);
         }
     }
+}
+
+/// Paints one column's folio band `[top, bottom)` for bin `b` of `pages`
+/// pages through `put(y0, y1, colour)`: folios from the foot, shadows from
+/// the top, never-cached pages between, each by its share of the pages.
+/// Returns the cached height. The real kernel's lane paints its bands the
+/// same way.
+pub fn folio_band(
+    b: &Bin,
+    pages: u32,
+    (top, bottom): (u32, u32),
+    p: &Palette,
+    segs: &mut [(u32, [u8; 3]); ORDERS + 2],
+    mut put: impl FnMut(u32, u32, [u8; 3]),
+) -> u32 {
+    put(top, bottom, p.uncached);
+    let band = bottom - top;
+    let cached = b.cached().min(pages);
+    let cached_h = share_px(cached, pages, band);
+    let shadow_h = share_px(b.shadows, pages, band).min(band - cached_h);
+    put(top, top + shadow_h, p.shadow);
+    let mut below = 0u32;
+    let mut y = bottom;
+    let k = segments(b, p, segs);
+    for &(n, rgb) in &segs[..k] {
+        below += n;
+        // Cumulative rounding, up, so that the segments fill the cached
+        // height and the dominant order shows first. Clamped: a damaged
+        // recording's lane can hold overlapping folios, more pages than
+        // the column has.
+        let h = (below as u64 * cached_h as u64).div_ceil(cached.max(1) as u64);
+        let seg_top = bottom - h.min(cached_h as u64) as u32;
+        put(seg_top, y, rgb);
+        y = seg_top;
+    }
+    cached_h
 }
 
 /// The current access at column `c` of a canvas `w` columns wide: two
