@@ -13,12 +13,14 @@
 use folioscope_core::{Madvise, Pattern};
 use folioscope_scenario::link::{parse_link, preset, recording_param, Mode, View};
 use folioscope_scenario::Scenario;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::{
     banner::Banner,
     compare_bar::CompareBar,
-    controls::Controls,
+    controls::{Controls, TIMELINE_ID},
+    embed_bar::EmbedBar,
     event_log::EventLog,
     file_strip::{FileStrip, Side},
     header::Header,
@@ -35,9 +37,7 @@ use crate::components::{
     what_if::WhatIfPanel,
     xarray_view::XarrayView,
 };
-use crate::context::{
-    use_handles, use_moment, use_setup, use_ui, use_zoom, Handles, Latest, Moment, Setup, Ui, Zoom,
-};
+use crate::context::{use_handles, use_setup, use_ui, Handles, Latest, Moment, Setup, Ui, Zoom};
 use crate::hooks::{
     use_build, use_file_drop, use_history, use_keys, use_play, use_real_check, use_recording_link,
     use_warm_up,
@@ -79,6 +79,20 @@ fn initial_state() -> State {
         };
     }
     let parsed = parse_link(&query);
+    // A link that only frames the page (`?embed=1`, `?present=1`) frames
+    // the view a bare link opens.
+    let mode = parsed.view.mode;
+    let framing_only = View {
+        mode,
+        ..View::default()
+    };
+    if parsed.ignored.is_empty() && parsed.view == framing_only {
+        let view = View {
+            mode,
+            ..default_view()
+        };
+        return State::from_view(&view, &[], start);
+    }
     State::from_view(&parsed.view, &parsed.ignored, start)
 }
 
@@ -156,33 +170,33 @@ fn Frame() -> Html {
     let panels = ui.panels;
     let compared_n = setup.compare.len();
     if ui.mode == Mode::Embed {
-        // The minimal frame for iframes: strip, ra panel, timeline, and a
-        // way back to the full view.
+        // The minimal frame for a 640×400 iframe: the compare banner, each
+        // kernel's strip headed by its counters on one line, the steps,
+        // and a way to the full view.
         return html! {
             <div class="app embed" data-testid="embed">
-                <div class="embed-bar">
-                    <strong>{ "folioscope" }</strong>
-                    <span class="muted">{ format!(" {}", setup.scenario.kernel.label()) }</span>
-                    <FullViewLink />
-                </div>
+                <EmbedBar />
                 <Banner />
-                <FileStrip side={Side::A} />
+                <CompareBar />
+                <FileStrip side={Side::A} compact=true />
                 if setup.recording.is_some() { <RealStrip /> }
-                { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
+                { for compared(compared_n).map(|side| html! { <FileStrip {side} compact=true /> }) }
                 <Controls />
-                <RaRow />
             </div>
         };
     }
     let presenter = ui.mode == Mode::Presenter;
     html! {
         <div class={classes!("app", presenter.then_some("presenter"))} data-testid={if presenter { "presenter-view" } else { "full-view" }}>
+            <SkipLink />
             <Header />
             if !presenter { <Intro /> }
             <Banner />
             <Shared />
+            // The stage comes before the scenario panel, which the wide
+            // layout places on its left: on a phone the strip is then near
+            // the top, and the keyboard reaches it first.
             <main class={classes!("layout", presenter.then_some("no-editing"))}>
-                if !presenter { <ScenarioPanel /> }
                 <section class="stage">
                     <CompareBar />
                     if !presenter { <SeedTable /> }
@@ -219,6 +233,7 @@ fn Frame() -> Html {
                         }
                     }
                 </section>
+                if !presenter { <ScenarioPanel /> }
             </main>
             <QuestionOverlay />
             <OpenText />
@@ -228,16 +243,23 @@ fn Frame() -> Html {
     }
 }
 
-/// The embedded frame's link to the full view of the same moment.
+/// The page's first focusable element, shown when focused: it moves the
+/// focus to the timeline's controls, past the header's buttons, the
+/// compare banner and the strips.
 #[component]
-fn FullViewLink() -> Html {
-    // Subscribed to what the link holds, so that it follows the view.
-    let _ = (use_setup(), use_moment(), use_zoom(), use_ui());
-    let latest = use_handles().latest;
-    let mut full = (*latest.get()).clone();
-    full.mode = Mode::Full;
-    let href = full.link(&url::base());
+fn SkipLink() -> Html {
+    let onclick = Callback::from(|e: MouseEvent| {
+        // Focused by hand: following the fragment would change the URL
+        // the app keeps the view in.
+        e.prevent_default();
+        if let Some(el) = gloo::utils::document()
+            .get_element_by_id(TIMELINE_ID)
+            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    });
     html! {
-        <a {href} target="_blank" rel="noopener" data-testid="full-view">{ "open the full view \u{2197}" }</a>
+        <a class="skip-link" href={format!("#{TIMELINE_ID}")} {onclick} data-testid="skip-link">{ "skip to the timeline controls" }</a>
     }
 }

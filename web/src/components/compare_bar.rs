@@ -4,9 +4,10 @@
 //! parts, that it stays the same and which of their work differs.
 
 use folioscope_core::{Machine, Timeline};
+use folioscope_scenario::link::Mode;
 use yew::prelude::*;
 
-use crate::context::{use_handles, use_setup};
+use crate::context::{use_handles, use_setup, use_ui};
 use crate::state::Action;
 
 /// Pages shown around the differing ones, at least, when zooming to them.
@@ -22,12 +23,18 @@ pub fn CompareBar() -> Html {
     };
     let a = setup.scenario.kernel.label();
     let first = built.sides[0].timeline.clone();
+    // Embedded, there is no room for the note: the zoom the button sets
+    // and the marks under the strips say where.
+    let embed = use_ui().mode == Mode::Embed;
     let pages = setup.pages;
     let lines = built.sides[1..].iter().enumerate().map(|(i, c)| {
         let b = c.kernel.label();
         match c.first_diff {
             Some(step) => {
-                let shown = found.as_ref().filter(|(k, _)| *k == i).map(|(_, t)| t.clone());
+                let shown = found
+                    .as_ref()
+                    .filter(|(k, _)| *k == i && !embed)
+                    .map(|(_, t)| t.clone());
                 let (d, found, first, other) = (d.clone(), found.clone(), first.clone(), c.timeline.clone());
                 let onclick = Callback::from(move |_| {
                     let (ma, mb) = (first.machine_at(step), other.machine_at(step));

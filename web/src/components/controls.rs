@@ -4,11 +4,15 @@
 
 use folioscope_core::Mark;
 use folioscope_scenario::describe;
+use folioscope_scenario::link::Mode;
 use yew::prelude::*;
 
 use crate::components::svg_paths::SvgPaths;
 use crate::context::{use_handles, use_moment, use_setup, use_ui};
 use crate::state::Action;
+
+/// The id of the timeline's region, which the page's skip link focuses.
+pub const TIMELINE_ID: &str = "timeline";
 
 #[component]
 pub fn Controls() -> Html {
@@ -66,48 +70,55 @@ pub fn Controls() -> Html {
         .cursor
         .as_ref()
         .map(|c| format!(" · event {} of {}", c.applied, c.events.len()));
+    // Embedded, the controls keep to one line: the steps and the step
+    // field; the jumps by kind and the speed are in the full view.
+    let embed = ui.mode == Mode::Embed;
     html! {
-        <div class="controls-wrap">
+        // The skip link's target (app.rs): focusable by script only.
+        <section class="controls-wrap" id={TIMELINE_ID} tabindex="-1" aria-label="timeline">
             <div class="controls">
-                <button data-testid="home" onclick={act(|| Action::Seek(0))} title="first step (Home)">{ "|◀" }</button>
-                <button data-testid="ev-back" onclick={act(|| Action::StepEvent(false))} title="one event back (shift+←)">{ "◀ event" }</button>
-                <button data-testid="back" onclick={act(|| Action::StepBy(-1))} title="one access back (←)">{ "◀" }</button>
-                <button data-testid="play" class="play" onclick={act(|| Action::TogglePlay)} title="play / pause (space)">
+                <button data-testid="home" onclick={act(|| Action::Seek(0))} title="first step (Home)" aria-label="first step" aria-keyshortcuts="Home">{ "|◀" }</button>
+                <button data-testid="ev-back" onclick={act(|| Action::StepEvent(false))} title="one event back (shift+←)" aria-label="previous event" aria-keyshortcuts="Shift+ArrowLeft">{ "◀ event" }</button>
+                <button data-testid="back" onclick={act(|| Action::StepBy(-1))} title="one access back (←)" aria-label="previous access" aria-keyshortcuts="ArrowLeft">{ "◀" }</button>
+                <button data-testid="play" class="play" onclick={act(|| Action::TogglePlay)} title="play / pause (space)" aria-keyshortcuts="Space">
                     { if ui.playing { "pause" } else { "play" } }
                 </button>
-                <button data-testid="fwd" onclick={act(|| Action::StepBy(1))} title="one access forward (→)">{ "▶" }</button>
-                <button data-testid="ev-fwd" onclick={act(|| Action::StepEvent(true))} title="one event forward (shift+→)">{ "event ▶" }</button>
-                <button data-testid="end" onclick={act(|| Action::Seek(u64::MAX))} title="last step (End)">{ "▶|" }</button>
-                <span class="group">
-                    <button data-testid="prev-mark" onclick={act(|| Action::JumpMark(false))} title="previous of this kind">{ "◀ prev" }</button>
-                    <select data-testid="mark" onchange={onmark} aria-label="event kind to jump to">
-                        { for Mark::ALL.iter().map(|m| html! { <option value={describe::mark(*m)} selected={*m == ui.mark}>{ describe::mark(*m) }</option> }) }
-                    </select>
-                    <button data-testid="next-mark" onclick={act(|| Action::JumpMark(true))} title="next of this kind">{ "next ▶" }</button>
-                </span>
-                <label class="speed">{ "speed " }
-                    <select onchange={onspeed} data-testid="speed">
-                        { for [4u32, 8, 10, 12, 14, 16, 18, 20, 22].iter().map(|&v| html! {
-                            <option value={v.to_string()} selected={ui.speed_log2 == v}>{ format!("{} accesses/s", 1u64 << v) }</option>
-                        }) }
-                    </select>
-                </label>
-                if ui.mode != folioscope_scenario::link::Mode::Embed {
+                <button data-testid="fwd" onclick={act(|| Action::StepBy(1))} title="one access forward (→)" aria-label="next access" aria-keyshortcuts="ArrowRight">{ "▶" }</button>
+                <button data-testid="ev-fwd" onclick={act(|| Action::StepEvent(true))} title="one event forward (shift+→)" aria-label="next event" aria-keyshortcuts="Shift+ArrowRight">{ "event ▶" }</button>
+                <button data-testid="end" onclick={act(|| Action::Seek(u64::MAX))} title="last step (End)" aria-label="last step" aria-keyshortcuts="End">{ "▶|" }</button>
+                if !embed {
+                    <span class="group">
+                        <button data-testid="prev-mark" onclick={act(|| Action::JumpMark(false))} title="previous of this kind" aria-label="previous event of this kind">{ "◀ prev" }</button>
+                        <select data-testid="mark" onchange={onmark} aria-label="event kind to jump to">
+                            { for Mark::ALL.iter().map(|m| html! { <option value={describe::mark(*m)} selected={*m == ui.mark}>{ describe::mark(*m) }</option> }) }
+                        </select>
+                        <button data-testid="next-mark" onclick={act(|| Action::JumpMark(true))} title="next of this kind" aria-label="next event of this kind">{ "next ▶" }</button>
+                    </span>
+                    <label class="speed">{ "speed " }
+                        <select onchange={onspeed} data-testid="speed">
+                            { for [4u32, 8, 10, 12, 14, 16, 18, 20, 22].iter().map(|&v| html! {
+                                <option value={v.to_string()} selected={ui.speed_log2 == v}>{ format!("{} accesses/s", 1u64 << v) }</option>
+                            }) }
+                        </select>
+                    </label>
                     <crate::components::question::PredictControls />
                 }
                 <label class="jump">{ "step " }
-                    <input type="text" data-testid="jump" size="9" value={moment.step.to_string()} onchange={onjump} aria-label="jump to step" />
+                    <input type="text" data-testid="jump" size="9" value={moment.step.to_string()} onchange={onjump} aria-label="jump to step" inputmode="numeric" />
                     <span class="muted">{ format!(" of {len}") }{ inside }</span>
                 </label>
             </div>
-            <Scrubber onscrub={onscrub} />
-        </div>
+            <Scrubber onscrub={onscrub} density={!embed} />
+        </section>
     }
 }
 
 #[derive(Properties, PartialEq)]
 struct ScrubberProps {
     onscrub: Callback<InputEvent>,
+    /// Whether the density of events shows above the range; the embedded
+    /// frame has no room for it.
+    density: bool,
 }
 
 /// The range input over a strip of event density, with the marks of the
@@ -167,8 +178,9 @@ fn Scrubber(props: &ScrubberProps) -> Html {
     let cursor = step as f64 / len as f64 * 1000.0;
     html! {
         <div class="scrubber-wrap">
-            <div class="density-box">
-                <svg class="density-svg" viewBox="0 0 1000 26" preserveAspectRatio="none" data-testid="density">
+            <div class="density-box" hidden={!props.density}>
+                <svg class="density-svg" viewBox="0 0 1000 26" preserveAspectRatio="none" data-testid="density"
+                    role="img" aria-label={format!("events over the run, and where each {} is", describe::mark(mark))}>
                     <SvgPaths paths={shapes} />
                 </svg>
                 <svg class="density-cursor" viewBox="0 0 1000 26" preserveAspectRatio="none" aria-hidden="true">

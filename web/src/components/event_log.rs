@@ -244,7 +244,8 @@ pub fn EventLog(props: &LogProps) -> Html {
             if side == Side::A {
                 <div class="log-filters">
                     { for kinds }
-                    <input type="search" placeholder="filter text" value={ui.log_text.clone()} oninput={ontext} data-testid="log-filter" />
+                    <input type="search" placeholder="filter text" value={ui.log_text.clone()} oninput={ontext} data-testid="log-filter"
+                        aria-label="show only the events whose text contains" />
                 </div>
             } else {
                 <p class="log-filters muted">{ "Filtered as the first kernel's log." }</p>

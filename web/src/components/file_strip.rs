@@ -15,6 +15,7 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use yew::prelude::*;
 
+use crate::components::counter_line::CounterLine;
 use crate::components::inspector::Inspector;
 use crate::components::strip_legend::StripLegend;
 use crate::context::{use_handles, use_moment, use_setup, use_zoom, Moment, Zoom};
@@ -124,6 +125,11 @@ impl Side {
 #[derive(Properties, PartialEq)]
 pub struct StripProps {
     pub side: Side,
+    /// The embedded frame's strip: its head holds the kernel and its
+    /// counters on one line, without the mouse hints; the inspector and
+    /// the legend follow only when it is the one kernel on screen.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 #[component]
@@ -328,26 +334,39 @@ pub fn FileStrip(props: &StripProps) -> Html {
         let r = v.bin_pages(x);
         Some((r.start, r.end, page))
     });
+    let compact = props.compact;
+    let details = !compact || setup.compare.is_empty();
     html! {
-        <div class="strip-wrap">
+        <div class={classes!("strip-wrap", compact.then_some("compact"))}>
             <div class="strip-head">
                 <strong class="strip-kernel">{ label.clone() }</strong>
-                <span data-testid={format!("zoom-{id}")}>{ format!("pages {}..{} of {}", v.first, v.end.saturating_sub(1), zoom.pages) }</span>
+                if compact {
+                    <CounterLine {side} />
+                } else {
+                    <span data-testid={format!("zoom-{id}")}>{ format!("pages {}..{} of {}", v.first, v.end.saturating_sub(1), zoom.pages) }</span>
+                }
                 if setup.built.is_none() {
                     <span class="muted" data-testid={format!("building{}", side.suffix())}>{ if building.is_empty() { " · building the model".to_string() } else { building } }</span>
-                } else {
-                    <span class="muted">{ " wheel: zoom · drag: select · double-click: whole file · hover: inspect" }</span>
+                } else if !compact {
+                    <span class="muted strip-hints">{ " wheel: zoom · drag: select · double-click: whole file · hover: inspect" }</span>
                 }
             </div>
             <div class="strip-canvas">
                 <canvas ref={canvas_ref} data-testid={id} height={strip::HEIGHT.to_string()}
-                    style={format!("height:{}px", strip::HEIGHT)} tabindex="0"
-                    aria-label={format!("file strip of {label}: pages by state and folio order; arrow keys inspect a page")}
+                    style={format!("height:{}px", strip::HEIGHT)} role="img"
+                    tabindex={details.then_some("0")}
+                    aria-label={if details {
+                        format!("file strip of {label}: pages by state and folio order; arrow keys inspect a page")
+                    } else {
+                        format!("file strip of {label}: pages by state and folio order")
+                    }}
                     {onpointerdown} {onpointermove} {onpointerup} {onpointercancel} {onpointerleave} {ondblclick} {onkeydown} />
                 <div class="selection" style={selection} />
             </div>
-            <Inspector {side} {at} />
-            if side == Side::A { <StripLegend /> }
+            if details {
+                <Inspector {side} {at} />
+                if side == Side::A { <StripLegend /> }
+            }
         </div>
     }
 }

@@ -1,11 +1,16 @@
 //! The first visit's explanation: one short paragraph on what an access
 //! is, what the strip shows and what the banner means, until it is
-//! dismissed (remembered in the browser's local storage).
+//! dismissed (remembered in the browser's local storage). On a phone it
+//! starts folded to one line.
 
 use yew::prelude::*;
 
 /// The local-storage key that says the explanation was dismissed.
 const DISMISSED: &str = "folioscope-intro-dismissed";
+
+/// The widest page, in CSS pixels, that counts as a phone's (as the
+/// stylesheet's narrowest media query does).
+const NARROW_PX: f64 = 600.0;
 
 fn storage() -> Option<web_sys::Storage> {
     gloo::utils::window().local_storage().ok().flatten()
@@ -17,6 +22,15 @@ pub fn Intro() -> Html {
         storage()
             .and_then(|s| s.get_item(DISMISSED).ok().flatten())
             .is_none()
+    });
+    // On a phone the explanation starts folded to one line, so that the
+    // strip is on the first screen.
+    let narrow = use_state(|| {
+        gloo::utils::window()
+            .inner_width()
+            .ok()
+            .and_then(|w| w.as_f64())
+            .is_some_and(|w| w <= NARROW_PX)
     });
     if !*shown {
         return html! {};
@@ -32,6 +46,8 @@ pub fn Intro() -> Html {
     };
     html! {
         <div class="intro" data-testid="intro" role="note">
+            <details open={!*narrow}>
+            <summary>{ "How to read this page" }</summary>
             <p>
                 { "folioscope runs a model of Linux's page cache on a scenario, one " }<strong>{ "access" }</strong>
                 { " at a time: a page touched through a file mapping (a page fault) or one read() call. The " }
@@ -40,6 +56,7 @@ pub fn Intro() -> Html {
                 <strong>{ "banner" }</strong>
                 { ", when one shows, names what in a link or an edit the app could not use and what it did instead; in compare mode a bar says where the kernels part." }
             </p>
+            </details>
             <button onclick={dismiss} data-testid="intro-dismiss">{ "Got it" }</button>
         </div>
     }

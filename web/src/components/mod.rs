@@ -3,6 +3,8 @@
 pub mod banner;
 pub mod compare_bar;
 pub mod controls;
+pub mod counter_line;
+pub mod embed_bar;
 pub mod event_log;
 pub mod file_strip;
 pub mod header;

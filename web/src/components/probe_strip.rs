@@ -46,7 +46,8 @@ pub fn ProbeStrip() -> Html {
                 <button onclick={close} aria-label="remove the probe strip">{ "×" }</button>
             </div>
             <div class="strip-canvas">
-                <canvas ref={canvas_ref} height={HEIGHT.to_string()} data-testid="probe-strip" />
+                <canvas ref={canvas_ref} height={HEIGHT.to_string()} data-testid="probe-strip"
+                    role="img" aria-label="the probed kernel's page cache, by residency and folio order" />
             </div>
         </div>
     }

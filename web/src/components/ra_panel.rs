@@ -8,7 +8,7 @@ use folioscope_core::{Event, MissCause, Picture, Simulation, MMAP_LOTSAMISS};
 use yew::prelude::*;
 
 use crate::components::file_strip::Side;
-use crate::context::{use_handles, use_moment, use_setup};
+use crate::context::{use_handles, use_moment, use_setup, use_ui};
 use crate::seekers::Log;
 
 fn cause_text(c: MissCause) -> String {
@@ -160,6 +160,8 @@ pub fn RaRow() -> Html {
     let setup = use_setup();
     let moment = use_moment();
     let seekers = use_handles().seekers;
+    // The counters are read out after a step, not at every frame of play.
+    let live = if use_ui().playing { "off" } else { "polite" };
     let sides = setup.compare.len() + 1;
     let columns = ["one", "two", "three"].get(sides - 1).copied();
     let Some(built) = setup.built.clone() else {
@@ -182,15 +184,16 @@ pub fn RaRow() -> Html {
     let labels: Vec<String> = built.sides.iter().map(|s| s.kernel.label()).collect();
     html! {
         <div class={classes!("ra-row", columns)}>
-            { for all.iter().enumerate().map(|(i, p)| panel_html(i, p, &all, &labels)) }
+            { for all.iter().enumerate().map(|(i, p)| panel_html(i, p, &all, &labels, live)) }
         </div>
     }
 }
 
 /// Kernel `i`'s panels; a figure that differs from another kernel's is
 /// marked, with the first kernel's value (or, in the first kernel's
-/// panel, the others').
-fn panel_html(i: usize, p: &Panels, all: &[Panels], labels: &[String]) -> Html {
+/// panel, the others'). The counters are a live region, `live` of
+/// `aria-live`.
+fn panel_html(i: usize, p: &Panels, all: &[Panels], labels: &[String], live: &'static str) -> Html {
     let side = if i == 0 {
         Side::A
     } else {
@@ -213,8 +216,9 @@ fn panel_html(i: usize, p: &Panels, all: &[Panels], labels: &[String]) -> Html {
             .collect();
         let title = (!differ.is_empty()).then(|| format!("differs: {}", differ.join(", ")));
         let class = classes!("field", title.is_some().then_some("differs"));
+        // Inside a live region, a changed figure is read with its name.
         html! {
-            <div {class} {title}>
+            <div {class} {title} aria-atomic="true">
                 <span class="name">{ f.name }</span>
                 <span class="value" data-testid={format!("{}{suffix}", f.id)}>{ f.value.clone() }</span>
             </div>
@@ -268,7 +272,7 @@ fn panel_html(i: usize, p: &Panels, all: &[Panels], labels: &[String]) -> Html {
                 </div>
                 <div class="cause muted" data-testid={format!("miss-cause{suffix}")}>{ p.cause.clone() }</div>
             </section>
-            <section class="panel">
+            <section class="panel" aria-live={live} data-testid={format!("counters{suffix}")}>
                 <h2>{ "counters" }</h2>
                 { section(&p.counters, &|q| Some(&q.counters)) }
                 if p.inside {

@@ -105,9 +105,9 @@ pub fn Shared() -> Html {
         <div class="shared" data-testid="shared">
             <span class="muted">{ "Copied to the clipboard:" }</span>
             if rows == 1 {
-                <input readonly=true value={text} data-testid="shared-text" />
+                <input readonly=true value={text} data-testid="shared-text" aria-label="copied to the clipboard" />
             } else {
-                <textarea readonly=true rows={rows.to_string()} value={text} data-testid="shared-text" />
+                <textarea readonly=true rows={rows.to_string()} value={text} data-testid="shared-text" aria-label="copied to the clipboard" />
             }
             <button onclick={close} aria-label="close">{ "×" }</button>
             { for left_out }

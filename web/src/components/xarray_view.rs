@@ -102,6 +102,21 @@ fn describe(n: &NodeView, off: usize) -> String {
     }
 }
 
+/// A node's slots counted by what they hold, the canvas's name for
+/// those who cannot see it.
+fn slots_in_words(n: &NodeView) -> String {
+    let count = |f: fn(&Slot) -> bool| n.slots.iter().filter(|s| f(s)).count();
+    format!(
+        "the slots of node {}: {} folios, {} sibling slots, {} shadow entries, {} child nodes, {} empty",
+        n.id,
+        count(|s| matches!(s, Slot::Folio(_))),
+        count(|s| matches!(s, Slot::Sibling { .. })),
+        count(|s| matches!(s, Slot::Shadow(_))),
+        count(|s| matches!(s, Slot::Node(_))),
+        count(|s| matches!(s, Slot::Empty)),
+    )
+}
+
 #[derive(Properties, PartialEq)]
 struct NodeSlotsProps {
     /// None while the list has fewer nodes than places: the canvas stays,
@@ -147,8 +162,13 @@ fn NodeSlots(props: &NodeSlotsProps) -> Html {
         Callback::from(move |_| cb.emit(None))
     };
     let (w, h) = (xa_pixels::WIDTH, xa_pixels::HEIGHT);
+    let label = props
+        .node
+        .as_deref()
+        .map_or_else(String::new, slots_in_words);
     html! {
         <canvas ref={canvas_ref} class="xa-slots" width={w.to_string()} height={h.to_string()}
+            role="img" aria-label={label}
             {onmousemove} {onmouseleave} data-testid={format!("xa-slots-{}", props.index)} />
     }
 }

@@ -61,6 +61,14 @@ pub fn use_keys(mode: Mode, predicting: bool, asking: Option<bool>, dispatch: Di
                     {
                         return;
                     }
+                    // Space and Enter press a focused button, link or
+                    // summary, as they do on every page; elsewhere Space
+                    // plays.
+                    if matches!(t.tag_name().as_str(), "BUTTON" | "A" | "SUMMARY")
+                        && matches!(e.key().as_str(), " " | "Enter")
+                    {
+                        return;
+                    }
                 }
                 if let Some(a) = action_of(&e.key(), e.shift_key(), mode, predicting, asking) {
                     e.prevent_default();
