@@ -17,7 +17,7 @@ use marks::MarkRuns;
 
 use crate::checkpoint::Checkpoint;
 use crate::config::Config;
-use crate::event::{Event, EventKind, EventSink, KFunc, NoEvents};
+use crate::event::{Event, EventKind, KFunc, NoEvents};
 use crate::fault::MMAP_LOTSAMISS;
 use crate::machine::Machine;
 use crate::sim::Simulation;
@@ -80,40 +80,40 @@ pub struct Timeline {
     checkpoint_bytes: usize,
 }
 
-/// The sink used while building: counts, and notes marks.
-struct Recorder {
+/// What one access did, for the timeline's density and marks.
+#[derive(Default)]
+struct Recorded {
     events: u32,
     major: bool,
     readahead: bool,
     crossing: bool,
 }
 
-impl EventSink for Recorder {
-    fn emit(&mut self, e: Event) {
-        self.events += 1;
-        match e {
-            Event::FaultAccounted { major, .. } => self.major |= major,
-            Event::Window {
-                func: KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead,
-                ..
-            } => self.readahead = true,
-            Event::MmapMiss { old, new, .. } => {
-                self.crossing |= (old <= MMAP_LOTSAMISS) != (new <= MMAP_LOTSAMISS);
+impl Recorded {
+    /// Read from the access's events. The build collects them in a
+    /// `Vec<Event>` rather than a sink of its own: each sink type is
+    /// another copy of the whole model in the app's wasm, and the events
+    /// of one access cost little to buffer.
+    fn of(events: &[Event]) -> Self {
+        let mut rec = Recorded {
+            events: events.len().min(u32::MAX as usize) as u32,
+            ..Recorded::default()
+        };
+        for e in events {
+            match *e {
+                Event::FaultAccounted { major, .. } => rec.major |= major,
+                Event::Window {
+                    func:
+                        KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead,
+                    ..
+                } => rec.readahead = true,
+                Event::MmapMiss { old, new, .. } => {
+                    rec.crossing |= (old <= MMAP_LOTSAMISS) != (new <= MMAP_LOTSAMISS);
+                }
+                _ => {}
             }
-            _ => {}
         }
-    }
-}
-
-/// A sink that hands each event on with the number of its access.
-struct Logged<'a, F> {
-    access: u64,
-    log: &'a mut F,
-}
-
-impl<F: FnMut(u64, Event)> EventSink for Logged<'_, F> {
-    fn emit(&mut self, e: Event) {
-        (self.log)(self.access, e);
+        rec
     }
 }
 
@@ -199,20 +199,12 @@ impl TimelineBuilder {
     /// Runs up to `steps` more accesses; returns whether the scenario is
     /// over. Call it until it returns true, then [`TimelineBuilder::finish`].
     pub fn advance(&mut self, steps: u64) -> bool {
-        let mut rec = Recorder {
-            events: 0,
-            major: false,
-            readahead: false,
-            crossing: false,
-        };
+        let mut events = Vec::new();
         let from = self.done();
         for k in from..from.saturating_add(steps).min(self.len) {
-            rec.events = 0;
-            rec.major = false;
-            rec.readahead = false;
-            rec.crossing = false;
-            self.sim.step(&mut rec);
-            self.record(k, &rec);
+            events.clear();
+            self.sim.step(&mut events);
+            self.record(k, &Recorded::of(&events));
         }
         self.sim.is_done()
     }
@@ -220,7 +212,7 @@ impl TimelineBuilder {
     /// Notes what access `k` (0-based) did, and takes a checkpoint after
     /// it when one is due.
     #[inline]
-    fn record(&mut self, k: u64, rec: &Recorder) {
+    fn record(&mut self, k: u64, rec: &Recorded) {
         let done = k + 1;
         let len = self.len;
         let b = (k / self.bucket) as usize;
@@ -505,12 +497,17 @@ impl Timeline {
             *sim = self.simulation_at(quiet_to);
         }
         sim.run_to(quiet_to, &mut NoEvents);
+        // The logged accesses collect into one reused `Vec<Event>` rather
+        // than a sink per caller's closure: every sink type is another
+        // copy of the whole model in the app's wasm, and a few accesses'
+        // events cost nothing to buffer.
+        let mut events = Vec::new();
         while sim.step_count() < step {
-            let mut sink = Logged {
-                access: sim.step_count() + 1,
-                log: &mut log,
-            };
-            sim.step(&mut sink);
+            let access = sim.step_count() + 1;
+            sim.step(&mut events);
+            for e in events.drain(..) {
+                log(access, e);
+            }
         }
     }
 
