@@ -10,8 +10,10 @@ use crate::proc::{run, step};
 use crate::root;
 use crate::tools::{setup_build, trunk_cmd};
 
-/// The budget for wasm + js + css, gzipped.
-pub const GZIP_BUDGET: u64 = 400 * 1024;
+/// The budget for wasm + js + css, gzipped. Issue 12's goal is 300 KB;
+/// the app measures 352 KB, so the budget holds it there with a little
+/// room, and any growth has to be paid for.
+pub const GZIP_BUDGET: u64 = 360 * 1024;
 
 pub fn dist() -> Result<PathBuf> {
     setup_build()?;
