@@ -52,8 +52,8 @@ const browser = await chromium.launch({
 });
 
 const problems = [];
-async function newPage(query = '', viewport = { width: 1400, height: 900 }) {
-  const context = await browser.newContext({ viewport });
+async function newPage(query = '', viewport = { width: 1400, height: 900 }, options = {}) {
+  const context = await browser.newContext({ viewport, ...options });
   const page = await context.newPage();
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -85,9 +85,10 @@ const ctx = {
   outDir: OUT,
 };
 
-// FOLIOSCOPE_ONLY=06 runs only the test files whose names contain it.
-const only = process.env.FOLIOSCOPE_ONLY || '';
-const files = fs.readdirSync(path.join(here, 'tests')).filter((f) => f.endsWith('.mjs') && f.includes(only)).sort();
+// FOLIOSCOPE_ONLY=06 runs only the test files whose names contain it;
+// FOLIOSCOPE_ONLY=11,13 those that contain any of them.
+const only = (process.env.FOLIOSCOPE_ONLY || '').split(',');
+const files = fs.readdirSync(path.join(here, 'tests')).filter((f) => f.endsWith('.mjs') && only.some((o) => f.includes(o))).sort();
 let failed = 0;
 for (const f of files) {
   const mod = await import(path.join(here, 'tests', f));

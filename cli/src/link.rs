@@ -9,6 +9,7 @@ use folioscope_scenario::export::export;
 use folioscope_scenario::link::{preset, site_url, to_link, View, LOCAL_URL, MAX_KERNELS};
 use folioscope_scenario::parse::{parse_kernel_label, with_toggles};
 use folioscope_scenario::seeds;
+use folioscope_scenario::story::Story;
 
 use crate::args::ScenarioArgs;
 use crate::CliError;
@@ -54,6 +55,12 @@ pub struct LinkArgs {
     /// Stop after N accesses instead of at the end.
     #[arg(long, value_name = "N")]
     pub step: Option<u64>,
+
+    /// Carry the seed preset's story for talks (story=seed): its stops,
+    /// placed by the model, which the app walks with PageDown and the
+    /// mail text lists. Needs --preset.
+    #[arg(long)]
+    pub story: bool,
 
     #[arg(long, default_value = default_base_url(), value_name = "URL", help = base_url_help())]
     pub base_url: String,
@@ -126,6 +133,14 @@ fn view_of(args: &LinkArgs) -> Result<View, CliError> {
         Some(s) if s < len => Some(s),
         _ => None,
     };
+    if args.story {
+        if view.preset.is_none() {
+            return Err(CliError::Usage(
+                "--story: only a seed preset has a story; give --preset".into(),
+            ));
+        }
+        view.story = Story::Seed;
+    }
     if args.base_url.contains('?') {
         return Err(CliError::Usage(
             "--base-url: give the address without a '?' query".into(),

@@ -26,6 +26,7 @@ fn folioscope(args: &[&str]) -> (i32, String, String) {
 fn bad_input_is_one_line_naming_the_option_and_exit_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["run", "--file-size", "0"], "--file-size"),
+        (&["link", "--story"], "--story"),
         // A value that starts with '-' is a bad value, not an unknown option.
         (&["run", "--file-size", "-5"], "--file-size"),
         (&["run", "--read-ahead-kb", "-1"], "--read-ahead-kb"),
@@ -330,6 +331,32 @@ fn link_and_export_write_what_the_app_opens() {
             .collect::<Vec<_>>(),
         ["v7.4-rc2"]
     );
+}
+
+#[test]
+fn a_seed_story_is_listed_in_the_mail_text_by_the_model() {
+    let (code, out, err) = folioscope(&[
+        "export",
+        "--preset",
+        "seed000-rev-huge",
+        "--story",
+        "--file-size",
+        "256M",
+        "--base-url",
+        "https://f.example/x/",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("&story=seed"), "{out}");
+    let stops: Vec<&str> = out
+        .lines()
+        .skip_while(|l| *l != "story:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(stops.len(), 6, "{out}");
+    assert!(stops[0].starts_with("  1. step 1: Backward walk"), "{out}");
+    assert!(out.contains("passes MMAP_LOTSAMISS at access"), "{out}");
 }
 
 #[test]

@@ -254,6 +254,10 @@ pub enum Event {
     /// A folio left the page cache with no shadow: it was invalidated
     /// (POSIX_FADV_DONTNEED).
     Removed { func: KFunc, index: u64, order: u8 },
+    /// A shadow entry left the page cache: invalidation cleared it
+    /// (`clear_shadow_entries`), so a later read of its pages is no
+    /// refault.
+    ShadowCleared { func: KFunc, index: u64, order: u8 },
     /// One of the kernel's tracepoints fired, with the fields it records.
     Tracepoint(Tracepoint),
 }
@@ -281,7 +285,7 @@ impl Event {
             Event::ReadError { func, .. } => func,
             Event::Evicted { .. } => KFunc::ShrinkFolioList,
             Event::Refault { .. } => KFunc::WorkingsetRefault,
-            Event::Removed { func, .. } => func,
+            Event::Removed { func, .. } | Event::ShadowCleared { func, .. } => func,
             Event::Tracepoint(tp) => match tp {
                 Tracepoint::SyncRa { .. } => KFunc::PageCacheSyncRa,
                 Tracepoint::AsyncRa { .. } => KFunc::PageCacheAsyncRa,
@@ -315,9 +319,10 @@ impl Event {
             | Event::Copied { .. }
             | Event::Lookup { .. }
             | Event::ReadError { .. } => EventKind::Read,
-            Event::Evicted { .. } | Event::Refault { .. } | Event::Removed { .. } => {
-                EventKind::Reclaim
-            }
+            Event::Evicted { .. }
+            | Event::Refault { .. }
+            | Event::Removed { .. }
+            | Event::ShadowCleared { .. } => EventKind::Reclaim,
             Event::Tracepoint(_) => EventKind::Tracepoint,
         }
     }

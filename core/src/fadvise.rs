@@ -116,7 +116,10 @@ impl Machine {
                 continue;
             }
             match e {
-                Entry::Value(_) => self.cache.remove_entry(index, order),
+                Entry::Value(_) => {
+                    self.cache.remove_entry(index, order);
+                    sink.emit(Event::ShadowCleared { func, index, order });
+                }
                 Entry::Pointer(_) => {
                     let Some(folio) = self.cache.peek_folio(index) else {
                         continue;

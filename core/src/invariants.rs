@@ -175,6 +175,24 @@ fn broken(m: &Machine) -> Option<String> {
     None
 }
 
+/// What a picture shows of a page's covering: the folio's state flags
+/// (events tell those), not the LRU's bookkeeping (no event tells it).
+fn shown(c: crate::Covering) -> crate::Covering {
+    match c {
+        crate::Covering::Folio(mut f) => {
+            f.flags = crate::FolioFlags::from_bits(
+                f.flags.bits()
+                    & (crate::FolioFlags::UPTODATE.bits()
+                        | crate::FolioFlags::LOCKED.bits()
+                        | crate::FolioFlags::READAHEAD.bits()),
+            );
+            f.lru_stamp = 0;
+            crate::Covering::Folio(f)
+        }
+        c => c,
+    }
+}
+
 /// Steps `sim` to its end (or `max_steps`), folding each access's events
 /// into pictures of the machine before it over `spans`, and returns what
 /// differs first from the pictures of the machine after it.
@@ -193,6 +211,19 @@ fn fold_mismatch(sim: &mut Simulation, spans: &[Option<Span>], max_steps: u64) -
                 folded.apply(e);
             }
             let after = Picture::new(sim.machine(), span);
+            if let Some(span) = span {
+                // What covers each page (at most 256 of them): the same.
+                let stride = (span.pages() / 256).max(1) as usize;
+                for p in (span.first..span.end).step_by(stride) {
+                    if shown(folded.covering(p)) != shown(after.covering(p)) {
+                        return Some(format!(
+                            "after step {steps}, page {p}: folded {:?}, machine {:?}",
+                            folded.covering(p),
+                            after.covering(p)
+                        ));
+                    }
+                }
+            }
             if let Some(x) = (0..after.bins().len()).find(|&x| folded.bins()[x] != after.bins()[x])
             {
                 return Some(format!(
@@ -251,6 +282,38 @@ proptest! {
         if let Some(m) = fold_mismatch(&mut sim, &spans, 400) {
             prop_assert!(false, "{}", m);
         }
+    }
+
+    #[test]
+    fn a_timeline_names_the_access_that_added_each_folio(cfg in config(), frac in 0.0f64..1.0) {
+        let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+        prop_assume!(len <= 3_000);
+        let timeline = Timeline::build(cfg.clone(), 1 << 20);
+        let target = (len as f64 * frac) as u64;
+        // The last access that added a folio at each index, as the events
+        // of a straight run tell it.
+        let mut sim = Simulation::new(cfg);
+        let mut last_add = std::collections::BTreeMap::new();
+        while sim.step_count() < target {
+            let mut events = Vec::new();
+            sim.step(&mut events);
+            for e in events {
+                if let crate::Event::FolioAdded { index, .. } = e {
+                    last_add.insert(index, sim.step_count());
+                }
+            }
+        }
+        let mut folios = 0;
+        let mut wrong = None;
+        sim.machine().cache.for_each_folio(|f| {
+            folios += 1;
+            let got = timeline.added_at(f.index, target);
+            if got != last_add.get(&f.index).copied() && wrong.is_none() {
+                wrong = Some((f.index, got));
+            }
+        });
+        prop_assert!(wrong.is_none(), "folio {:?} at step {}", wrong, target);
+        prop_assert_eq!(timeline.added_at(u32::MAX as u64 + 7, target), None);
     }
 
     #[test]

@@ -163,5 +163,7 @@ pub use sim::Simulation;
 pub use summary::{FolioRun, Summary};
 pub use timeline::{Lockstep, Mark, Sample, Timeline, TimelineBuilder};
 pub use tracepoint::{RaFields, Tracepoint};
-pub use view::{Bin, Mapped, NodeView, Slot, Span, XaTree, ORDERS};
+pub use view::{
+    Bin, Covering, Mapped, NodeView, PageView, PathNode, Slot, Span, XaPath, XaTree, ORDERS,
+};
 pub use xarray::XaStats;

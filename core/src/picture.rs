@@ -33,7 +33,7 @@ use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
 use crate::mapping::Pmd;
 use crate::readahead::FileRaState;
-use crate::view::{Bin, Binner, Span};
+use crate::view::{covering_of, Bin, Binner, Covering, Span};
 
 /// The running counts that events carry, as a picture shows them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -69,9 +69,9 @@ impl Figures {
     }
 }
 
-/// A folio slot of the picture's own: the folio of `order` that the access
-/// left at this index, or `None` where it removed the one that was there.
-type Changed = (u8, Option<Folio>);
+/// An entry of the picture's own: what the access left at this index,
+/// over `2^order` pages.
+type Changed = (u8, Covering);
 
 /// A machine as shown part way through the access that follows it.
 #[derive(Clone, Debug)]
@@ -80,9 +80,10 @@ pub struct Picture<'m> {
     binner: Option<Binner>,
     ra: FileRaState,
     figures: Figures,
-    /// Folios the access added, changed or removed, by first index. No
-    /// entry lies inside another's range.
-    folios: BTreeMap<u64, Changed>,
+    /// Entries the access added, changed or removed (folios, shadows), by
+    /// first index. No entry lies inside another's range, and an entry of
+    /// the machine the access changed is covered by these entirely.
+    entries: BTreeMap<u64, Changed>,
     /// Pages whose PTE the access set or cleared.
     ptes: BTreeMap<u64, bool>,
     /// PMDs (by the file page of their first page) the access mapped or
@@ -103,7 +104,7 @@ impl<'m> Picture<'m> {
             binner,
             ra: m.ra,
             figures: Figures::of(&m.counters),
-            folios: BTreeMap::new(),
+            entries: BTreeMap::new(),
             ptes: BTreeMap::new(),
             pmds: BTreeMap::new(),
         }
@@ -135,9 +136,16 @@ impl<'m> Picture<'m> {
                     self.set_folio(f);
                 }
             }
-            Event::Evicted { index, order } | Event::Removed { index, order, .. } => {
+            Event::Evicted { index, order } => {
                 self.unmap(index, 1u64 << order);
-                self.remove_folio(index, order);
+                self.replace(index, order, Covering::Shadow { index, order });
+            }
+            Event::Removed { index, order, .. } => {
+                self.unmap(index, 1u64 << order);
+                self.replace(index, order, Covering::Nothing);
+            }
+            Event::ShadowCleared { index, order, .. } => {
+                self.replace(index, order, Covering::Nothing);
             }
             Event::PtesMapped { first, nr, .. } => {
                 for page in first..first + nr as u64 {
@@ -209,42 +217,97 @@ impl<'m> Picture<'m> {
         self.figures
     }
 
-    /// The folio covering `index` now.
-    fn folio_at(&self, index: u64) -> Option<Folio> {
-        if let Some((&k, &(order, f))) = self.folios.range(..=index).next_back() {
-            if index < k + (1u64 << order) {
-                return f;
-            }
-        }
-        // The machine's folio, unless the access removed or replaced it.
-        self.base
-            .cache
-            .peek_folio(index)
-            .filter(|b| !self.folios.contains_key(&b.index))
+    /// What covers `page` now: a folio, a shadow, or nothing. A folio's
+    /// PG_uptodate, PG_locked and PG_readahead are as the events so far
+    /// left them; the LRU's flags and stamp, which no event tells, as they
+    /// stood before the access.
+    pub fn covering(&self, page: u64) -> Covering {
+        self.entry_at(page).2
     }
 
-    /// Puts `f` where the folio at its index was, if any.
+    /// The entry covering `index` now, with its first index and order:
+    /// the picture's own, else the machine's (which the access left as it
+    /// was, since a changed one is covered by the picture's entirely).
+    fn entry_at(&self, index: u64) -> (u64, u8, Covering) {
+        if let Some((&k, &(order, c))) = self.entries.range(..=index).next_back() {
+            if index < k + (1u64 << order) {
+                return (k, order, c);
+            }
+        }
+        match covering_of(self.base, index) {
+            Covering::Folio(f) => (f.index, f.order, Covering::Folio(f)),
+            c @ Covering::Shadow { index, order } => (index, order, c),
+            Covering::Nothing => (index, 0, Covering::Nothing),
+        }
+    }
+
+    fn folio_at(&self, index: u64) -> Option<Folio> {
+        match self.entry_at(index).2 {
+            Covering::Folio(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Puts `f` over its pages: the folio that was there (a flag changed),
+    /// or the shadows and holes a new folio fills. A larger shadow is
+    /// split into pieces of the folio's order around it, as
+    /// `filemap_add_folio` splits it.
     fn set_folio(&mut self, f: Folio) {
-        if let Some(old) = self.folio_at(f.index) {
-            self.count(&old, false);
+        let mut i = f.index;
+        while i < f.next_index() {
+            let (start, order, c) = self.entry_at(i);
+            let end = start + (1u64 << order);
+            match c {
+                Covering::Folio(old) => self.count(&old, false),
+                Covering::Shadow { .. } => {
+                    let (s, e) = (start.max(f.index), end.min(f.next_index()));
+                    if let Some(b) = self.binner.as_mut() {
+                        b.shadow(s, e, false);
+                    }
+                    if order > f.order {
+                        let mut j = start;
+                        while j < end {
+                            let piece = Covering::Shadow {
+                                index: j,
+                                order: f.order,
+                            };
+                            self.entries.insert(j, (f.order, piece));
+                            j += f.nr_pages();
+                        }
+                    }
+                }
+                Covering::Nothing => {}
+            }
+            i = end.max(i + 1);
         }
         let inside: Vec<u64> = self
-            .folios
+            .entries
             .range(f.index + 1..f.next_index())
             .map(|(&k, _)| k)
             .collect();
         for k in inside {
-            self.folios.remove(&k);
+            self.entries.remove(&k);
         }
-        self.folios.insert(f.index, (f.order, Some(f)));
+        self.entries.insert(f.index, (f.order, Covering::Folio(f)));
         self.count(&f, true);
     }
 
-    fn remove_folio(&mut self, index: u64, order: u8) {
-        if let Some(old) = self.folio_at(index) {
-            self.count(&old, false);
+    /// Puts `with` (a shadow, or nothing) over the folio or shadow of
+    /// `order` at `index`.
+    fn replace(&mut self, index: u64, order: u8, with: Covering) {
+        match self.entry_at(index) {
+            (_, _, Covering::Folio(old)) => self.count(&old, false),
+            (s, o, Covering::Shadow { .. }) => {
+                if let Some(b) = self.binner.as_mut() {
+                    b.shadow(s, s + (1u64 << o), false);
+                }
+            }
+            (_, _, Covering::Nothing) => {}
         }
-        self.folios.insert(index, (order, None));
+        if let (Covering::Shadow { .. }, Some(b)) = (with, self.binner.as_mut()) {
+            b.shadow(index, index + (1u64 << order), true);
+        }
+        self.entries.insert(index, (order, with));
     }
 
     fn count(&mut self, f: &Folio, add: bool) {

@@ -78,42 +78,87 @@ pub struct Timeline {
     bucket: u64,
     end: Machine,
     checkpoint_bytes: usize,
+    origins: Origins,
 }
 
-/// What one access did, for the timeline's density and marks.
+/// Where each folio came from: every `filemap_add_folio` of the run, as
+/// (access, index) in the order they happened, so that the access that
+/// made the folio standing at an index at any step is found by looking
+/// back from that step. Kept as 32-bit pairs (page indices stay under
+/// 2^24, and a run longer than 2^32 accesses stops being recorded and
+/// answers none after that).
+#[derive(Clone, Debug, Default)]
+struct Origins {
+    adds: Vec<(u32, u32)>,
+    /// Accesses recorded: adds after this are not known.
+    known_to: u64,
+}
+
+impl Origins {
+    fn note(&mut self, access: u64, added: &[u64]) {
+        if self.known_to + 1 != access {
+            return;
+        }
+        let (Ok(a), true) = (
+            u32::try_from(access),
+            added.iter().all(|&i| i <= u32::MAX as u64),
+        ) else {
+            return;
+        };
+        self.adds.extend(added.iter().map(|&i| (a, i as u32)));
+        self.known_to = access;
+    }
+
+    /// The last access at or before `step` that added a folio at `index`.
+    fn added_at(&self, index: u64, step: u64) -> Option<u64> {
+        if step > self.known_to {
+            return None;
+        }
+        let end = self.adds.partition_point(|&(a, _)| a as u64 <= step);
+        self.adds[..end]
+            .iter()
+            .rev()
+            .find(|&&(_, i)| i as u64 == index)
+            .map(|&(a, _)| a as u64)
+    }
+}
+
+/// What one access did, for the timeline's density, marks and origins.
 #[derive(Default)]
 struct Recorded {
     events: u32,
     major: bool,
     readahead: bool,
     crossing: bool,
+    added: Vec<u64>,
 }
 
 impl Recorded {
-    /// Read from the access's events. The build collects them in a
+    /// Reads the access's events. The build collects them in a
     /// `Vec<Event>` rather than a sink of its own: each sink type is
     /// another copy of the whole model in the app's wasm, and the events
     /// of one access cost little to buffer.
-    fn of(events: &[Event]) -> Self {
-        let mut rec = Recorded {
-            events: events.len().min(u32::MAX as usize) as u32,
-            ..Recorded::default()
-        };
+    fn read(&mut self, events: &[Event]) {
+        self.events = events.len().min(u32::MAX as usize) as u32;
+        self.major = false;
+        self.readahead = false;
+        self.crossing = false;
+        self.added.clear();
         for e in events {
             match *e {
-                Event::FaultAccounted { major, .. } => rec.major |= major,
+                Event::FaultAccounted { major, .. } => self.major |= major,
                 Event::Window {
                     func:
                         KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead,
                     ..
-                } => rec.readahead = true,
+                } => self.readahead = true,
                 Event::MmapMiss { old, new, .. } => {
-                    rec.crossing |= (old <= MMAP_LOTSAMISS) != (new <= MMAP_LOTSAMISS);
+                    self.crossing |= (old <= MMAP_LOTSAMISS) != (new <= MMAP_LOTSAMISS);
                 }
+                Event::FolioAdded { index, .. } => self.added.push(index),
                 _ => {}
             }
         }
-        rec
     }
 }
 
@@ -142,6 +187,7 @@ pub struct TimelineBuilder {
     samples: Vec<Sample>,
     marks: [MarkRuns; 3],
     density: Vec<u32>,
+    origins: Origins,
 }
 
 impl TimelineBuilder {
@@ -169,6 +215,7 @@ impl TimelineBuilder {
             samples,
             marks: Default::default(),
             density: vec![0u32; len.div_ceil(bucket) as usize],
+            origins: Origins::default(),
             sim,
         }
     }
@@ -200,11 +247,13 @@ impl TimelineBuilder {
     /// over. Call it until it returns true, then [`TimelineBuilder::finish`].
     pub fn advance(&mut self, steps: u64) -> bool {
         let mut events = Vec::new();
+        let mut rec = Recorded::default();
         let from = self.done();
         for k in from..from.saturating_add(steps).min(self.len) {
             events.clear();
             self.sim.step(&mut events);
-            self.record(k, &Recorded::of(&events));
+            rec.read(&events);
+            self.record(k, &rec);
         }
         self.sim.is_done()
     }
@@ -215,6 +264,7 @@ impl TimelineBuilder {
     fn record(&mut self, k: u64, rec: &Recorded) {
         let done = k + 1;
         let len = self.len;
+        self.origins.note(done, &rec.added);
         let b = (k / self.bucket) as usize;
         self.density[b] = self.density[b].saturating_add(rec.events);
         for (i, hit) in [rec.major, rec.readahead, rec.crossing]
@@ -269,6 +319,7 @@ impl TimelineBuilder {
             density: self.density,
             bucket: self.bucket,
             checkpoint_bytes: self.checkpoint_bytes,
+            origins: self.origins,
         }
     }
 }
@@ -521,6 +572,19 @@ impl Timeline {
         let mut events = Vec::new();
         sim.step(&mut events);
         events
+    }
+
+    /// The access (1-based) at or before `step` that added the folio at
+    /// `index`: the last `filemap_add_folio` there, so the folio standing
+    /// at `index` after `step` accesses came from it. None when no access
+    /// up to `step` added one there.
+    pub fn added_at(&self, index: u64, step: u64) -> Option<u64> {
+        self.origins.added_at(index, step.min(self.len))
+    }
+
+    /// Bytes the record of added folios takes.
+    pub fn origins_bytes(&self) -> usize {
+        self.origins.adds.capacity() * std::mem::size_of::<(u32, u32)>()
     }
 
     /// Counters sampled across the run, for plots.

@@ -100,6 +100,13 @@ pub struct Bin {
     pub not_uptodate: u32,
     /// Folios marked PG_readahead whose first page in the span is here.
     pub readahead: u32,
+    /// Folios whose first page is here (counted in the first bin that
+    /// shows it), whatever their state: where one folio ends and the next
+    /// begins, once pages are wide enough to tell apart.
+    pub heads: u32,
+    /// Pages under shadow entries: evicted by reclaim, remembered for
+    /// refault detection (`workingset_eviction`), not cached.
+    pub shadows: u32,
     /// Pages a PTE maps, in the mapping in use.
     pub pte_mapped: u32,
     /// Pages under a PMD mapping, in the mapping in use.
@@ -107,6 +114,12 @@ pub struct Bin {
 }
 
 impl Bin {
+    /// Pages of folios present, whatever their state: resident, under
+    /// I/O or not uptodate.
+    pub fn cached(&self) -> u32 {
+        self.resident + self.locked + self.not_uptodate
+    }
+
     /// The order most resident pages belong to (the larger on a tie).
     pub fn main_order(&self) -> Option<u8> {
         (self.resident > 0)
@@ -118,6 +131,18 @@ impl Bin {
                     .map(|(o, _)| o as u8)
             })
             .flatten()
+    }
+}
+
+/// What covers `page` in the machine's page cache.
+pub(crate) fn covering_of(m: &Machine, page: u64) -> Covering {
+    match m.cache.xa.peek(page) {
+        (Entry::Pointer(p), start) => Covering::Folio(Folio::decode(start, p)),
+        (Entry::Value(_), start) => Covering::Shadow {
+            index: start,
+            order: m.cache.xa.peek_order(page),
+        },
+        _ => Covering::Nothing,
     }
 }
 
@@ -185,6 +210,16 @@ impl Binner {
                 bump(&mut self.bins[x as usize].readahead, 1, add);
             }
         }
+        if let Some(x) = span.bin_of(f.index) {
+            bump(&mut self.bins[x as usize].heads, 1, add);
+        }
+    }
+
+    /// Counts the pages `[start, end)` of a shadow entry in or out.
+    pub fn shadow(&mut self, start: u64, end: u64, add: bool) {
+        let bins = &mut self.bins;
+        self.span
+            .for_each_overlap(start, end, |x, n| bump(&mut bins[x].shadows, n, add));
     }
 }
 
@@ -268,28 +303,53 @@ impl Scan {
             let b = &mut self.binner.bins[self.x as usize];
             b.by_order[(f.order as usize).min(ORDERS - 1)] += (e - s) as u32;
             b.resident += (e - s) as u32;
+            b.heads += (f.index >= span.first) as u32;
         } else {
             self.binner.folio(&f, true);
         }
     }
 
-    /// A leaf's 64 raw slots from `base`.
+    /// A leaf's 64 raw slots from `base`; the walk hands over only leaves
+    /// that lie wholly inside the span.
     fn add_leaf(&mut self, base: u64, slots: &[u64; XA_CHUNK_SIZE]) {
         let span = self.binner.span;
         let (s, e) = (base.max(span.first), (base + 64).min(span.end));
         self.seek(s);
         let one = self.in_one_bin(s, e);
+        // Whether the entry the slots so far belong to is a shadow: its
+        // sibling slots, which follow it, are shadow pages too.
+        let mut in_shadow = false;
         for (k, &raw) in slots.iter().enumerate() {
-            if let Entry::Pointer(p) = decode_slot(raw) {
-                let f = Folio::decode(base + k as u64, p);
-                if one && f.flags.bits() & STATE_BITS == UPTODATE_ONLY {
-                    let b = &mut self.binner.bins[self.x as usize];
-                    b.by_order[(f.order as usize).min(ORDERS - 1)] += f.nr_pages() as u32;
-                    b.resident += f.nr_pages() as u32;
-                } else {
-                    self.add(f);
+            match decode_slot(raw) {
+                Entry::Pointer(p) => {
+                    in_shadow = false;
+                    let f = Folio::decode(base + k as u64, p);
+                    if one && f.flags.bits() & STATE_BITS == UPTODATE_ONLY {
+                        let b = &mut self.binner.bins[self.x as usize];
+                        b.by_order[(f.order as usize).min(ORDERS - 1)] += f.nr_pages() as u32;
+                        b.resident += f.nr_pages() as u32;
+                        b.heads += 1;
+                    } else {
+                        self.add(f);
+                    }
                 }
+                Entry::Value(_) => {
+                    in_shadow = true;
+                    self.add_shadow(base + k as u64);
+                }
+                Entry::Sibling(_) if in_shadow => self.add_shadow(base + k as u64),
+                Entry::Sibling(_) => {}
+                _ => in_shadow = false,
             }
+        }
+    }
+
+    fn add_shadow(&mut self, page: u64) {
+        self.seek(page);
+        if self.in_one_bin(page, page + 1) {
+            self.binner.bins[self.x as usize].shadows += 1;
+        } else {
+            self.binner.shadow(page, page + 1, true);
         }
     }
 }
@@ -352,6 +412,56 @@ pub struct XaTree {
     pub nrpages: u64,
 }
 
+/// What covers one page of the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Covering {
+    /// Never cached, or forgotten: no entry.
+    Nothing,
+    Folio(Folio),
+    /// A shadow entry of `order` from `index`: the page was evicted.
+    Shadow {
+        index: u64,
+        order: u8,
+    },
+}
+
+/// One node on the way from the xarray's head to a page's entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathNode {
+    pub id: u32,
+    pub shift: u8,
+    /// The node's slot in its parent (`xa_node.offset`).
+    pub offset: u8,
+    /// The first index the node covers.
+    pub base: u64,
+    /// The slot the walk takes in this node for the page.
+    pub slot: u8,
+}
+
+/// The walk `xas_load` makes to a page's entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XaPath {
+    /// From the head down; empty when the head holds the lone entry (or
+    /// nothing).
+    pub nodes: Vec<PathNode>,
+    /// The entry's canonical slot in the last node, and the sibling slots
+    /// that follow it (a multi-index entry spans `1 + siblings` slots).
+    pub slot: u8,
+    pub siblings: u8,
+}
+
+/// One page as the folio inspector shows it: what covers it, the path to
+/// its entry, and how the file's mappings map it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageView {
+    pub page: u64,
+    pub covering: Covering,
+    pub path: XaPath,
+    /// Mappings that map the page with a PTE, and under a PMD.
+    pub pte_mappings: u32,
+    pub pmd_mappings: u32,
+}
+
 impl Machine {
     /// The folios and mappings of `span`, one [`Bin`] per bin.
     pub fn bins(&self, span: Span) -> Vec<Bin> {
@@ -363,6 +473,9 @@ impl Machine {
             .xa
             .for_each_leaf_in(span.first, span.end - 1, |v| match v {
                 Visit::Entry(start, _order, Entry::Pointer(p)) => scan.add(Folio::decode(start, p)),
+                Visit::Entry(start, order, Entry::Value(_)) => {
+                    scan.binner.shadow(start, start + (1u64 << order), true)
+                }
                 Visit::Entry(..) => {}
                 Visit::Leaf(base, slots) => scan.add_leaf(base, slots),
             });
@@ -375,6 +488,73 @@ impl Machine {
             b.pmd_mapped = pmd as u32;
         }
         binner.bins
+    }
+
+    /// One page: what covers it, the xarray path to its entry, and how it
+    /// is mapped.
+    pub fn page_view(&self, page: u64) -> PageView {
+        let raw = self.cache.xa.path(page);
+        let (pte, pmd) = self.count_mapped_everywhere(page, page + 1);
+        PageView {
+            page,
+            covering: covering_of(self, page),
+            path: XaPath {
+                nodes: raw
+                    .nodes
+                    .iter()
+                    .map(|&(id, shift, offset, base, slot)| PathNode {
+                        id,
+                        shift,
+                        offset,
+                        base,
+                        slot,
+                    })
+                    .collect(),
+                slot: raw.slot,
+                siblings: raw.siblings,
+            },
+            pte_mappings: pte as u32,
+            pmd_mappings: pmd as u32,
+        }
+    }
+
+    /// The pages of `[first, end)` whose state differs between this
+    /// machine and `other` (another kernel's, at the same step), as runs
+    /// `[start, end)` in order: a page differs when different entries
+    /// cover it (another folio, order or flags; a shadow against a folio
+    /// or nothing) or its mappings map it differently.
+    pub fn differing_pages(&self, other: &Machine, first: u64, end: u64) -> Vec<(u64, u64)> {
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        let mut differ = |p: u64| match runs.last_mut() {
+            Some(r) if r.1 == p => r.1 = p + 1,
+            _ => runs.push((p, p + 1)),
+        };
+        let mut p = first;
+        while p < end {
+            let (a, b) = (covering_of(self, p), covering_of(other, p));
+            if a != b {
+                differ(p);
+                p += 1;
+                continue;
+            }
+            // One entry covers the page in both: the rest of it at once,
+            // page by page only for how its pages are mapped.
+            match a {
+                Covering::Folio(f) => {
+                    for q in p..f.next_index().min(end) {
+                        if self.count_mapped_everywhere(q, q + 1)
+                            != other.count_mapped_everywhere(q, q + 1)
+                        {
+                            differ(q);
+                        }
+                    }
+                    p = f.next_index().max(p + 1);
+                }
+                Covering::Shadow { index, order } => p = (index + (1u64 << order)).max(p + 1),
+                Covering::Nothing => p += 1,
+            }
+        }
+        runs
     }
 
     /// The folios that overlap pages `[first, end)`, locked or not, in
@@ -486,7 +666,13 @@ mod tests {
             .map(|x| {
                 let mut b = Bin::default();
                 for p in span.bin_pages(x) {
+                    if let (Entry::Value(_), _) = m.cache.xa.peek(p) {
+                        b.shadows += 1;
+                    }
                     if let Some(f) = m.cache.peek_folio(p) {
+                        if f.index == p && span.bin_of(p) == Some(x) {
+                            b.heads += 1;
+                        }
                         match folio_state(&f) {
                             FolioState::Locked => b.locked += 1,
                             FolioState::NotUptodate => b.not_uptodate += 1,
@@ -605,9 +791,10 @@ mod tests {
 
     #[test]
     fn bins_count_what_a_page_by_page_walk_counts() {
-        for (pattern, madvise, steps) in [
-            (Pattern::Stride(3), Madvise::Normal, 900),
-            (Pattern::Rev, Madvise::Hugepage, 20),
+        let mut shadows_seen = false;
+        for (pattern, madvise, steps, memory_limit) in [
+            (Pattern::Stride(3), Madvise::Normal, 900, None),
+            (Pattern::Rev, Madvise::Hugepage, 20, None),
             (
                 Pattern::Random {
                     milli_pct: 5000,
@@ -615,12 +802,34 @@ mod tests {
                 },
                 Madvise::Normal,
                 400,
+                None,
+            ),
+            // Under a memory limit, reclaim leaves shadows: of PMD-sized
+            // folios, and of the small folios leaves hold.
+            (
+                Pattern::Random {
+                    milli_pct: 20_000,
+                    seed: 9,
+                },
+                Madvise::Hugepage,
+                600,
+                Some(8 << 20),
+            ),
+            (
+                Pattern::Random {
+                    milli_pct: 20_000,
+                    seed: 9,
+                },
+                Madvise::Normal,
+                2000,
+                Some(4 << 20),
             ),
         ] {
             let cfg = Config::new(Scenario {
                 file_size: 64 << 20,
                 pattern,
                 madvise,
+                memory_limit,
                 ..Scenario::default()
             })
             .unwrap();
@@ -635,11 +844,136 @@ mod tests {
             }
             let whole = m.bins(spans(m.geo.nr_pages)[0]);
             assert!(whole.iter().any(|b| b.resident > 0), "a cache to draw");
+            if m.cache.nr_shadows > 0 {
+                shadows_seen = true;
+            }
             assert!(
                 whole.iter().any(|b| b.pte_mapped + b.pmd_mapped > 0),
                 "mappings to draw"
             );
         }
+        assert!(
+            shadows_seen,
+            "a scenario under a memory limit leaves shadows"
+        );
+    }
+
+    /// Every page's view names what covers it as the xarray's walk finds
+    /// it, along nodes the tree view shows, ending in the entry's slots.
+    #[test]
+    fn a_page_view_walks_the_tree_to_the_entry() {
+        let cfg = Config::new(Scenario {
+            file_size: 64 << 20,
+            pattern: Pattern::Random {
+                milli_pct: 20_000,
+                seed: 9,
+            },
+            madvise: Madvise::Hugepage,
+            memory_limit: Some(8 << 20),
+            ..Scenario::default()
+        })
+        .unwrap();
+        let mut sim = Simulation::new(cfg);
+        sim.run_to(600, &mut NoEvents);
+        let m = sim.machine();
+        let (mut folios, mut shadows, mut siblings) = (0, 0, 0);
+        for page in (0..m.geo.nr_pages).step_by(7) {
+            let v = m.page_view(page);
+            assert_eq!(v.covering, covering_of(m, page), "page {page}");
+            let (pte, pmd) = m.count_mapped_everywhere(page, page + 1);
+            assert_eq!((v.pte_mappings as u64, v.pmd_mappings as u64), (pte, pmd));
+            let Some(last) = v.path.nodes.last() else {
+                assert_eq!(v.covering, Covering::Nothing, "page {page}: no nodes");
+                continue;
+            };
+            let tree = m.xa_tree(page, page + 1, 64);
+            for n in &v.path.nodes {
+                assert!(
+                    tree.nodes.iter().any(|t| t.id == n.id
+                        && t.shift == n.shift
+                        && t.offset == n.offset
+                        && t.base == n.base),
+                    "page {page}: node {n:?} is in the tree"
+                );
+                assert_eq!(n.slot as u64, (page - n.base) >> n.shift, "page {page}");
+            }
+            let node = tree.nodes.iter().find(|t| t.id == last.id).unwrap();
+            let (slot, sibs) = (v.path.slot as usize, v.path.siblings as usize);
+            let first = node.base + ((slot as u64) << node.shift);
+            let nr = ((sibs as u64) + 1) << node.shift;
+            match (v.covering, node.slots[slot]) {
+                (Covering::Folio(f), Slot::Folio(g)) => {
+                    assert_eq!(f, g);
+                    assert_eq!((f.index, f.nr_pages()), (first, nr), "page {page}");
+                    folios += 1;
+                }
+                (Covering::Shadow { index, order }, Slot::Shadow(_)) => {
+                    assert_eq!((index, 1u64 << order), (first, nr), "page {page}");
+                    shadows += 1;
+                }
+                (Covering::Nothing, Slot::Empty) => {}
+                (c, s) => panic!("page {page}: {c:?} in slot {s:?}"),
+            }
+            for k in slot + 1..=slot + sibs {
+                assert_eq!(
+                    node.slots[k],
+                    Slot::Sibling {
+                        canonical: slot as u8
+                    }
+                );
+            }
+            siblings += sibs;
+            if slot + sibs + 1 < 64 {
+                assert_ne!(
+                    node.slots[slot + sibs + 1],
+                    Slot::Sibling {
+                        canonical: slot as u8
+                    }
+                );
+            }
+        }
+        assert!(
+            folios > 0 && shadows > 0 && siblings > 0,
+            "{folios} {shadows} {siblings}"
+        );
+    }
+
+    /// Two kernels' machines differ on exactly the pages whose views
+    /// differ, as runs.
+    #[test]
+    fn differing_pages_are_the_pages_whose_views_differ() {
+        let run = |kernel: crate::Kernel| {
+            let cfg = Config::new(Scenario {
+                kernel,
+                file_size: 64 << 20,
+                pattern: Pattern::Rev,
+                madvise: Madvise::Hugepage,
+                ..Scenario::default()
+            })
+            .unwrap();
+            let mut sim = Simulation::new(cfg);
+            sim.run_to(4000, &mut NoEvents);
+            sim.machine().clone()
+        };
+        let a = run(crate::Kernel::from_variant(crate::Variant::V7_4Rc2));
+        let b = run(crate::Kernel::from_variant(crate::Variant::V7_4Rc2DescRa));
+        let pages = a.geo.nr_pages;
+        let runs = a.differing_pages(&b, 0, pages);
+        let want: Vec<u64> = (0..pages)
+            .filter(|&p| {
+                let (x, y) = (a.page_view(p), b.page_view(p));
+                (x.covering, x.pte_mappings, x.pmd_mappings)
+                    != (y.covering, y.pte_mappings, y.pmd_mappings)
+            })
+            .collect();
+        let got: Vec<u64> = runs.iter().flat_map(|&(s, e)| s..e).collect();
+        assert_eq!(got, want);
+        assert!(!want.is_empty(), "the kernels part by access 4000");
+        assert!(
+            runs.windows(2).all(|w| w[0].1 < w[1].0),
+            "runs apart, in order"
+        );
+        assert!(a.differing_pages(&a.clone(), 0, pages).is_empty());
     }
 
     #[test]

@@ -219,6 +219,16 @@ pub struct PresentRun {
     pub miss_visits: u64,
 }
 
+/// What [`XArray::path`] found: the nodes passed, each as (id, shift,
+/// offset in its parent, first index, slot taken), and the entry's
+/// canonical slot in the last one with its count of sibling slots.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct XaPathRaw {
+    pub nodes: Vec<(NodeId, u8, u8, u64, u8)>,
+    pub slot: u8,
+    pub siblings: u8,
+}
+
 /// One node as the visualizer sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeView {
@@ -885,6 +895,46 @@ impl XArray {
                 off += 1;
             }
         }
+    }
+
+    /// The walk from the head to the entry covering `index`: each node
+    /// passed (id, shift, offset in its parent, first index, and the slot
+    /// taken), then the slot holding the entry in the last node and how
+    /// many sibling slots follow it. Not counted; for display. No nodes
+    /// when the head holds a lone entry or nothing.
+    pub fn path(&self, index: u64) -> XaPathRaw {
+        let mut out = XaPathRaw::default();
+        let mut slot = self.head;
+        let mut base = 0u64;
+        while is_node(slot) {
+            let id = node_of(slot);
+            let n = &self.nodes[id as usize];
+            if index.saturating_sub(base) >> n.shift > XA_CHUNK_MASK_U64 {
+                // An index past what the tree spans: nothing covers it.
+                return XaPathRaw::default();
+            }
+            let off = ((index >> n.shift) & XA_CHUNK_MASK_U64) as usize;
+            out.nodes.push((id, n.shift, n.offset, base, off as u8));
+            slot = n.slots[off];
+            let mut canonical = off;
+            if is_sibling(slot) {
+                canonical = sibling_of(slot);
+                slot = n.slots[canonical];
+            }
+            if !is_node(slot) {
+                let mut siblings = 0;
+                while canonical + siblings + 1 < XA_CHUNK_SIZE
+                    && is_sibling(n.slots[canonical + siblings + 1])
+                {
+                    siblings += 1;
+                }
+                out.slot = canonical as u8;
+                out.siblings = siblings as u8;
+                return out;
+            }
+            base += (off as u64) << n.shift;
+        }
+        out
     }
 
     /// The nodes that cover `[first, last]`, level by level from the top

@@ -27,6 +27,7 @@ export async function run({ newPage, expect, expectEq, text, cliText, shot }) {
   await settle(page, 'exec=on');
 
   // A patch switched by hand stays when another variant is chosen.
+  await page.click('[data-testid="patches"] summary');
   await page.click('[data-testid="patch-desc-ra-2-hugepage"]');
   await page.waitForFunction(() => document.querySelector('[data-testid="kernel"]').textContent.trim() === 'v6.18+desc-ra-2-hugepage');
   await page.selectOption('[data-testid="p-kernel"]', 'v7.4-rc2+desc-ra-2-hugepage');

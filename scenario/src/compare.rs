@@ -68,62 +68,215 @@ fn counts(m: &Machine) -> Figures {
 
 /// Runs one kernel of a row.
 pub fn measure(row: &Row, column: &Column) -> Result<Figures, String> {
-    let mut scenario = row.scenario.clone();
-    scenario.kernel = column.kernel.clone();
-    match row.measure {
-        Measure::Whole => {
-            let cfg = scenario.config().map_err(|e| e.to_string())?;
-            let mut sim = Simulation::new(cfg);
-            sim.run(&mut NoEvents);
-            Ok(counts(sim.machine()))
+    let mut run = Measuring::new(row, column)?;
+    while !run.advance(u64::MAX)? {}
+    Ok(run.finish())
+}
+
+/// One kernel of a row being measured a slice of accesses at a time, so
+/// that a caller with a frame to keep (the web app) can run a seed's table
+/// between frames. [`measure`] runs one to its end.
+#[derive(Debug)]
+pub struct Measuring {
+    scenario: folioscope_core::Scenario,
+    how: Measure,
+    sim: Simulation,
+    /// For [`Measure::After`]: the figures once the warm-up is over.
+    before: Option<Figures>,
+    /// For [`Measure::Holes`]: the try being run, the holes a PMD mapped,
+    /// and the figures summed over the tries so far.
+    try_k: u64,
+    mapped: u32,
+    total: Figures,
+}
+
+impl Measuring {
+    pub fn new(row: &Row, column: &Column) -> Result<Measuring, String> {
+        let mut scenario = row.scenario.clone();
+        scenario.kernel = column.kernel.clone();
+        if let Measure::Holes(_) = row.measure {
+            scenario.pattern = Self::hole(&scenario, 0);
         }
-        Measure::After(warmup) => {
-            let cfg = scenario.config().map_err(|e| e.to_string())?;
-            let mut sim = Simulation::new(cfg);
-            sim.run_to(warmup, &mut NoEvents);
-            let before = counts(sim.machine());
-            sim.run(&mut NoEvents);
-            let after = counts(sim.machine());
-            Ok(Figures {
-                major_faults: after.major_faults - before.major_faults,
-                minor_faults: after.minor_faults - before.minor_faults,
-                bytes_read: after.bytes_read - before.bytes_read,
-                read_ios: after.read_ios - before.read_ios,
-                translations: after.translations,
-                holes: None,
-                accesses: after.accesses - before.accesses,
-                read_path: None,
-            })
-        }
-        Measure::Holes(tries) => {
-            let page = scenario.page_size;
-            let pmd_pages = page / 8;
-            let pmds = scenario.file_size / (pmd_pages * page);
-            let mut mapped = 0;
-            let mut total = Figures::default();
-            for k in 0..tries as u64 {
-                // Each try is a fresh run, with its hole somewhere else;
-                // never next to the start of the file, where a read opens
-                // the file's first readahead window, nor at its end.
-                let h = 2 + (k * 7) % (pmds - 4);
-                scenario.pattern = hole_trace(h, pmd_pages, page);
-                let cfg = scenario.config().map_err(|e| e.to_string())?;
-                let mut sim = Simulation::new(cfg);
-                sim.run(&mut NoEvents);
-                let m = sim.machine();
+        let cfg = scenario.config().map_err(|e| e.to_string())?;
+        Ok(Measuring {
+            sim: Simulation::new(cfg),
+            scenario,
+            how: row.measure,
+            before: None,
+            try_k: 0,
+            mapped: 0,
+            total: Figures::default(),
+        })
+    }
+
+    /// The hole test's try `k`: a fresh run with its hole somewhere else;
+    /// never next to the start of the file, where a read opens the file's
+    /// first readahead window, nor at its end.
+    fn hole(s: &folioscope_core::Scenario, k: u64) -> Pattern {
+        let (page, h) = Self::hole_at(s, k);
+        hole_trace(h, page / 8, page)
+    }
+
+    /// The page size and the PMD of try `k`'s hole.
+    fn hole_at(s: &folioscope_core::Scenario, k: u64) -> (u64, u64) {
+        let page = s.page_size;
+        let pmds = s.file_size / (page / 8 * page);
+        (page, 2 + (k * 7) % (pmds - 4))
+    }
+
+    /// Runs up to `accesses` more (at least one try of the hole test);
+    /// returns whether the measuring is over.
+    pub fn advance(&mut self, accesses: u64) -> Result<bool, String> {
+        match self.how {
+            Measure::Whole => {
+                let to = self.sim.step_count().saturating_add(accesses);
+                self.sim.run_to(to, &mut NoEvents);
+                Ok(self.sim.is_done())
+            }
+            Measure::After(warmup) => {
+                let mut to = self.sim.step_count().saturating_add(accesses);
+                if self.before.is_none() {
+                    to = to.min(warmup);
+                }
+                self.sim.run_to(to, &mut NoEvents);
+                if self.before.is_none() && self.sim.step_count() >= warmup.min(self.sim.len()) {
+                    self.before = Some(counts(self.sim.machine()));
+                }
+                Ok(self.before.is_some() && self.sim.is_done())
+            }
+            Measure::Holes(tries) => {
+                self.sim.run(&mut NoEvents);
+                let (page, h) = Self::hole_at(&self.scenario, self.try_k);
+                let pmd_pages = page / 8;
+                let m = self.sim.machine();
                 if m.mapped(h * pmd_pages, h * pmd_pages + 1).pmd_pages > 0 {
-                    mapped += 1;
+                    self.mapped += 1;
                 }
                 let c = counts(m);
-                total.major_faults += c.major_faults;
-                total.minor_faults += c.minor_faults;
-                total.bytes_read += c.bytes_read;
-                total.read_ios += c.read_ios;
-                total.accesses += c.accesses;
+                self.total.major_faults += c.major_faults;
+                self.total.minor_faults += c.minor_faults;
+                self.total.bytes_read += c.bytes_read;
+                self.total.read_ios += c.read_ios;
+                self.total.accesses += c.accesses;
+                self.try_k += 1;
+                if self.try_k == tries as u64 {
+                    self.total.holes = Some((self.mapped, tries));
+                    return Ok(true);
+                }
+                self.scenario.pattern = Self::hole(&self.scenario, self.try_k);
+                let cfg = self.scenario.config().map_err(|e| e.to_string())?;
+                self.sim = Simulation::new(cfg);
+                Ok(false)
             }
-            total.holes = Some((mapped, tries));
-            Ok(total)
         }
+    }
+
+    /// The figures, once [`Measuring::advance`] returned true.
+    pub fn finish(self) -> Figures {
+        match self.how {
+            Measure::Whole => counts(self.sim.machine()),
+            Measure::After(_) => {
+                let after = counts(self.sim.machine());
+                let before = self.before.unwrap_or_default();
+                Figures {
+                    major_faults: after.major_faults - before.major_faults,
+                    minor_faults: after.minor_faults - before.minor_faults,
+                    bytes_read: after.bytes_read - before.bytes_read,
+                    read_ios: after.read_ios - before.read_ios,
+                    translations: after.translations,
+                    holes: None,
+                    accesses: after.accesses - before.accesses,
+                    read_path: None,
+                }
+            }
+            Measure::Holes(_) => self.total,
+        }
+    }
+
+    /// Accesses made so far, and how many the measuring makes in all.
+    pub fn progress(&self) -> (u64, u64) {
+        match self.how {
+            Measure::Holes(tries) => (self.try_k, tries as u64),
+            _ => (self.sim.step_count(), self.sim.len()),
+        }
+    }
+}
+
+/// A seed's whole table being measured, one kernel of one row at a time,
+/// a slice of accesses at a time; [`compare`] runs one to its end.
+#[derive(Debug)]
+pub struct TableRun {
+    seed: Seed,
+    rows: Vec<Row>,
+    /// The cells measured, row by row, and the one being measured.
+    measured: Vec<Vec<Figures>>,
+    current: Option<Measuring>,
+    cell: usize,
+    cells: usize,
+}
+
+impl TableRun {
+    /// Starts measuring every row of `seed` among `rows`.
+    pub fn new(seed: Seed, rows: &[Row]) -> Result<TableRun, String> {
+        let rows: Vec<Row> = rows.iter().filter(|r| r.seed == seed).cloned().collect();
+        let cells = rows.iter().map(|r| r.columns.len()).sum();
+        let mut run = TableRun {
+            seed,
+            measured: vec![Vec::new(); rows.len()],
+            rows,
+            current: None,
+            cell: 0,
+            cells,
+        };
+        run.current = run.next_cell()?;
+        Ok(run)
+    }
+
+    /// The row whose next cell is to be measured, if any is left.
+    fn row_being_measured(&self) -> Option<usize> {
+        (0..self.rows.len()).find(|&r| self.measured[r].len() < self.rows[r].columns.len())
+    }
+
+    /// The measuring of the next cell not yet measured, if any.
+    fn next_cell(&self) -> Result<Option<Measuring>, String> {
+        let Some(r) = self.row_being_measured() else {
+            return Ok(None);
+        };
+        let row = &self.rows[r];
+        Measuring::new(row, &row.columns[self.measured[r].len()]).map(Some)
+    }
+
+    /// Runs up to about `accesses` more; returns whether every cell is
+    /// measured.
+    pub fn advance(&mut self, accesses: u64) -> Result<bool, String> {
+        let Some(run) = self.current.as_mut() else {
+            return Ok(true);
+        };
+        if run.advance(accesses)? {
+            if let (Some(done), Some(r)) = (self.current.take(), self.row_being_measured()) {
+                self.measured[r].push(done.finish());
+            }
+            self.cell += 1;
+            self.current = self.next_cell()?;
+        }
+        Ok(self.current.is_none())
+    }
+
+    /// Cells measured, and in all; and how far the one being measured
+    /// has come, as (done, of).
+    pub fn progress(&self) -> (usize, usize, (u64, u64)) {
+        (
+            self.cell,
+            self.cells,
+            self.current.as_ref().map_or((0, 0), Measuring::progress),
+        )
+    }
+
+    /// The table, once every cell is measured.
+    pub fn finish(mut self) -> Result<Comparison, String> {
+        while !self.advance(u64::MAX)? {}
+        let rows: Vec<&Row> = self.rows.iter().collect();
+        assemble(self.seed, &rows, self.measured)
     }
 }
 
@@ -248,15 +401,13 @@ pub fn calibration_run() -> Result<(Scenario, f64), String> {
 
 /// Runs every row of `seed` and applies its cost model.
 pub fn compare(seed: Seed, rows: &[Row]) -> Result<Comparison, String> {
-    let rows: Vec<&Row> = rows.iter().filter(|r| r.seed == seed).collect();
-    let mut measured: Vec<Vec<Figures>> = Vec::new();
-    for r in &rows {
-        let mut v = Vec::new();
-        for c in &r.columns {
-            v.push(measure(r, c)?);
-        }
-        measured.push(v);
-    }
+    TableRun::new(seed, rows)?.finish()
+}
+
+/// The table of `seed` from its rows' `measured` figures (a row's, one
+/// per column): the cost model fitted and applied.
+fn assemble(seed: Seed, rows: &[&Row], measured: Vec<Vec<Figures>>) -> Result<Comparison, String> {
+    let rows = rows.to_vec();
     let mut device = None;
     let mut shmem_cost = None;
     let mut notes = Vec::new();
@@ -569,5 +720,34 @@ impl Comparison {
         }
         s.push_str("  * fitted: the cost model's constants come from these columns\n");
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::seeds::row;
+
+    /// Measured a slice of accesses at a time, as the web app measures
+    /// between frames, a cell gives the figures of one run to its end;
+    /// both for a whole run and for one measured after a warm-up, with
+    /// the slices falling across the warm-up's end.
+    #[test]
+    fn a_cell_measured_in_slices_is_the_cell_measured_at_once() {
+        for id in ["seed003-cold", "seed003-random"] {
+            let r = row(id).expect("a seed-003 row");
+            let column = &r.columns[1];
+            let mut run = Measuring::new(&r, column).unwrap();
+            let mut slices = 0;
+            let mut seen = 0;
+            while !run.advance(1000).unwrap() {
+                let (done, of) = run.progress();
+                assert!(done > seen && done <= of, "{id}: {done} of {of}");
+                seen = done;
+                slices += 1;
+            }
+            assert!(slices > 5, "{id}: {slices} slices");
+            assert_eq!(run.finish(), measure(&r, column).unwrap(), "{id}");
+        }
     }
 }

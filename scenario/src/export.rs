@@ -9,11 +9,12 @@
 //! it. It is kept short instead: parameters at their defaults (or at the
 //! preset's) are left out.
 
-use folioscope_core::{NoEvents, Simulation, Summary};
+use folioscope_core::{NoEvents, Simulation, Summary, Timeline};
 
 use crate::link::{to_link, View};
 use crate::params::PARAMS;
 use crate::report::ReadPathReport;
+use crate::story::{numbered_lines, seed_story, Stop, Story};
 use crate::text::{event_line, wrap};
 use folioscope_core::Scenario;
 
@@ -75,6 +76,34 @@ fn run_side(scenario: &Scenario, step: u64, around: u64) -> Result<Side, String>
     })
 }
 
+/// The view's story as stops: its own, or the seed preset's placed by
+/// the model's runs of its kernels.
+fn story_stops(view: &View) -> Result<Vec<Stop>, String> {
+    Ok(match &view.story {
+        Story::None => Vec::new(),
+        Story::Own(stops) => stops.clone(),
+        Story::Seed => {
+            let timelines = view
+                .scenarios()
+                .iter()
+                .map(|s| {
+                    s.config()
+                        .map(|c| Timeline::build(c, TIMELINE_BYTES))
+                        .map_err(|e| e.to_string())
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&Timeline> = timelines.iter().collect();
+            view.preset
+                .as_deref()
+                .and_then(|p| seed_story(p, refs.as_slice()))
+                .unwrap_or_default()
+        }
+    })
+}
+
+/// The checkpoints' budget of the timelines a seed story is placed by.
+const TIMELINE_BYTES: usize = 64 << 20;
+
 /// The scenario in one line (wrapped like any text): every parameter
 /// that applies to it besides the kernel, by its link key, so that a
 /// reader can find each in the link and change it there.
@@ -108,6 +137,14 @@ pub fn export(view: &View, title: &str, base: &str, around: u64) -> Result<Strin
     out.extend(wrap(&describe(&view.scenario), WIDTH, "  "));
     out.push(format!("step {step} of {len}"));
     out.push(String::new());
+    let stops = story_stops(view)?;
+    if !stops.is_empty() {
+        out.push("story:".into());
+        for line in numbered_lines(&stops, len) {
+            out.extend(wrap(&format!("  {line}"), WIDTH, "     "));
+        }
+        out.push(String::new());
+    }
 
     // The kernels share 52 columns: 26 each for two, 17 for three.
     let col = 52 / sides.len().max(1);

@@ -17,7 +17,8 @@
 //!   by event;
 //! - [`link`]: the whole view as a permalink, and back, with a small
 //!   recording in it in [`base64url`]; [`export`]: the view as plain
-//!   text for a mailing list, and back;
+//!   text for a mailing list, and back; [`story`]: a speaker's stops
+//!   through a view, and the story each seed preset ships with;
 //! - [`recording`]: a real program's run (its accesses, the kernel's
 //!   events, the machine and the end state) in its versioned file format,
 //!   and built from trace text;
@@ -41,6 +42,7 @@ pub mod recording;
 pub mod report;
 pub mod seeds;
 pub mod shmem_cost;
+pub mod story;
 pub mod text;
 pub mod trace_line;
 pub mod tracepoint_text;

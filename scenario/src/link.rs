@@ -21,6 +21,9 @@
 //! - `mark`: what "next" jumps to (`major`, `readahead`, `lotsamiss`);
 //! - `embed=1`, `present=1`: the embedded and presenter frames;
 //! - `predict`: the event kind predict mode pauses before;
+//! - `story=seed`: the seed preset's own story, or `story1`, `story2`,
+//!   ...: a speaker's stops, each `STEP~ZOOM~HIDE~CAPTION` (see
+//!   [`crate::story`]); `stop`: the stop on screen, from 1;
 //! - `rec`: a recording of a real program (`folioscope record`), gzipped
 //!   and base64url-encoded, which the app replays; it is the base of the
 //!   other parameters ([`parse_link_over`]), and the app writes it last.
@@ -37,6 +40,7 @@ use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_AL
 use crate::params::{by_field, by_key, Param, PARAMS};
 pub use crate::parse::parse_kernel_label;
 use crate::seeds::rows;
+use crate::story::{parse_stop, seed_story_len, write_stop, Stop, Story, MAX_STOPS};
 use folioscope_core::Scenario;
 
 /// The schema version links are written with.
@@ -116,6 +120,9 @@ pub struct View {
     pub mark: Mark,
     pub mode: Mode,
     pub predict: Option<Mark>,
+    pub story: Story,
+    /// The story's stop on screen, from 0.
+    pub stop: Option<usize>,
 }
 
 impl Default for View {
@@ -132,6 +139,8 @@ impl Default for View {
             mark: Mark::MajorFault,
             mode: Mode::Full,
             predict: None,
+            story: Story::None,
+            stop: None,
         }
     }
 }
@@ -249,7 +258,7 @@ fn query_of(text: &str) -> &str {
 }
 
 /// The parameters besides the scenario's.
-const VIEW_PARAMS: [&str; 14] = [
+const VIEW_PARAMS: [&str; 16] = [
     "v",
     "preset",
     "kernel",
@@ -263,8 +272,21 @@ const VIEW_PARAMS: [&str; 14] = [
     "embed",
     "present",
     "predict",
+    "story",
+    "stop",
     RECORDING_KEY,
 ];
+
+/// A speaker's stop `n` (from 1) is the link key `story{n}`.
+fn stop_number(key: &str) -> Option<usize> {
+    let n = key.strip_prefix("story")?;
+    if n.starts_with('0') {
+        return None;
+    }
+    n.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_STOPS).contains(n))
+}
 
 /// The key of a recording carried in a link.
 pub const RECORDING_KEY: &str = "rec";
@@ -335,7 +357,10 @@ pub fn parse_link_over(text: &str, base: Option<&View>) -> Parsed {
         };
         if key.is_empty() {
             ignore("(no name)", format!("'{part}' has no parameter name"));
-        } else if !VIEW_PARAMS.contains(&key.as_str()) && by_key(&key).is_none() {
+        } else if !VIEW_PARAMS.contains(&key.as_str())
+            && by_key(&key).is_none()
+            && stop_number(&key).is_none()
+        {
             ignore(&key, "not a folioscope link parameter".into());
         } else if pairs.iter().any(|(k, _)| *k == key) {
             ignore(&key, "given twice; the first one counts".into());
@@ -569,7 +594,80 @@ pub fn parse_link_over(text: &str, base: Option<&View>) -> Parsed {
             Some(v) => ignore(key, format!("'{v}' is not 0 or 1")),
         }
     }
+    parse_story(&mut view, &pairs, len, pages, &mut ignore);
     Parsed { view, ignored }
+}
+
+/// Reads the story (`story=seed` or `story1`, `story2`, ...) and the stop
+/// on screen, whose step, zoom and panels the view then shows.
+fn parse_story(
+    view: &mut View,
+    pairs: &[(String, String)],
+    len: u64,
+    pages: u64,
+    ignore: &mut dyn FnMut(&str, String),
+) {
+    let mut own: Vec<(usize, Stop)> = Vec::new();
+    for (k, v) in pairs {
+        if let Some(n) = stop_number(k) {
+            match parse_stop(v, len, pages) {
+                Ok(s) => own.push((n, s)),
+                Err(e) => ignore(k, e),
+            }
+        }
+    }
+    own.sort_by_key(|(n, _)| *n);
+    let seed = pairs.iter().find(|(k, _)| k == "story").map(|(_, v)| v);
+    let count = match seed.map(String::as_str) {
+        Some("seed") if !own.is_empty() => {
+            ignore(
+                "story",
+                "a link has the seed's story or its own stops, not both; the stops count".into(),
+            );
+            view.story = Story::Own(own.into_iter().map(|(_, s)| s).collect());
+            None
+        }
+        Some("seed") => match view.preset.as_deref().and_then(seed_story_len) {
+            Some(n) => {
+                view.story = Story::Seed;
+                Some(n)
+            }
+            None => {
+                ignore("story", "only a seed preset has a story of its own".into());
+                None
+            }
+        },
+        Some(v) => {
+            ignore("story", format!("'{v}' is not seed"));
+            None
+        }
+        None if own.is_empty() => None,
+        None => {
+            view.story = Story::Own(own.into_iter().map(|(_, s)| s).collect());
+            None
+        }
+    };
+    let count = count.or(match &view.story {
+        Story::Own(stops) => Some(stops.len()),
+        _ => None,
+    });
+    if let Some(v) = pairs.iter().find(|(k, _)| k == "stop").map(|(_, v)| v) {
+        match (v.parse::<usize>(), count) {
+            (_, None) => ignore("stop", "the link has no story".into()),
+            (Ok(n), Some(c)) if (1..=c).contains(&n) => {
+                view.stop = Some(n - 1);
+                if let Story::Own(stops) = &view.story {
+                    let s = &stops[n - 1];
+                    view.step = s.step;
+                    view.event = None;
+                    view.zoom = s.zoom;
+                    view.panels = s.panels;
+                }
+            }
+            (Ok(n), Some(c)) => ignore("stop", format!("{n} is not a stop of the story's {c}")),
+            (Err(_), _) => ignore("stop", format!("'{v}' is not a whole number")),
+        }
+    }
 }
 
 impl View {
@@ -622,6 +720,18 @@ impl View {
             parts.push(format!("log_text={:?}", self.log.text));
         }
         parts.push(format!("mark={}", mark_name(self.mark)));
+        match &self.story {
+            Story::None => {}
+            Story::Seed => parts.push("story=seed".into()),
+            Story::Own(stops) => {
+                for (i, st) in stops.iter().enumerate() {
+                    parts.push(format!("story{}={:?}", i + 1, write_stop(st)));
+                }
+            }
+        }
+        if let Some(n) = self.stop {
+            parts.push(format!("stop={}", n + 1));
+        }
         parts.push(format!("mode={:?}", self.mode));
         parts.push(format!(
             "predict={}",
@@ -711,6 +821,20 @@ pub fn to_link_over(view: &View, base: &str, defaults: Option<&View>) -> String 
     if let Some(m) = view.predict {
         q.push(("predict", mark_name(m).into()));
     }
+    let own_keys: Vec<String>;
+    match &view.story {
+        Story::None => {}
+        Story::Seed => q.push(("story", "seed".into())),
+        Story::Own(stops) => {
+            own_keys = (1..=stops.len()).map(|n| format!("story{n}")).collect();
+            for (k, s) in own_keys.iter().zip(stops) {
+                q.push((k.as_str(), write_stop(s)));
+            }
+        }
+    }
+    if let (Some(n), false) = (view.stop, view.story.is_none()) {
+        q.push(("stop", (n + 1).to_string()));
+    }
     let query: Vec<String> = q
         .into_iter()
         .map(|(k, v)| format!("{k}={}", encode(&v)))
@@ -781,6 +905,51 @@ mod tests {
         let p = parse_link("?v=1&kernel=v6.18,v6.18,v6.18,v6.18");
         assert_eq!(p.ignored[0].param, "kernel");
         assert!(p.view.compare.is_empty());
+    }
+
+    #[test]
+    fn a_story_travels_in_the_link() {
+        // A speaker's own stops, and the stop on screen, whose step, zoom
+        // and panels the view shows.
+        let text = "?v=1&size=64M&pattern=rev&story1=5~~~Readahead%20works&story2=900~0-4096~log~Then%0Aone%20page%20a%20fault&stop=2";
+        let p = parse_link(text);
+        assert_eq!(p.ignored, vec![]);
+        let Story::Own(stops) = &p.view.story else {
+            panic!("{:?}", p.view.story)
+        };
+        assert_eq!(stops.len(), 2);
+        assert_eq!(stops[1].caption, "Then\none page a fault");
+        assert_eq!(p.view.stop, Some(1));
+        assert_eq!(p.view.step, Some(900));
+        assert_eq!(p.view.zoom, Some((0, 4096)));
+        assert!(!p.view.panels.log);
+        assert_eq!(parse_link(&to_link(&p.view, "")).view, p.view);
+        // A seed preset's own story is named, not spelled out.
+        let p = parse_link("?v=1&preset=seed000-rev-huge&story=seed&stop=3");
+        assert_eq!(p.ignored, vec![]);
+        assert_eq!(p.view.story, Story::Seed);
+        assert_eq!(
+            to_link(&p.view, ""),
+            "?v=1&preset=seed000-rev-huge&story=seed&stop=3"
+        );
+        // Bad stories are named and left out.
+        let p = parse_link("?v=1&story=seed&story1=99999999~~~x&stop=9&story0=1~~~x");
+        let named: Vec<(&str, &str)> = p
+            .ignored
+            .iter()
+            .map(|i| (i.param.as_str(), i.reason.as_str()))
+            .collect();
+        assert_eq!(named[0].0, "story0");
+        assert!(
+            named[1].0 == "story1" && named[1].1.starts_with("step 99999999"),
+            "{named:?}"
+        );
+        assert_eq!(
+            named[2],
+            ("story", "only a seed preset has a story of its own")
+        );
+        assert_eq!(named[3], ("stop", "the link has no story"));
+        assert!(p.view.story.is_none());
     }
 
     #[test]

@@ -45,6 +45,22 @@ impl Seed {
         }
     }
 
+    /// The thread on lore.kernel.org: a search for its subject (the
+    /// seed files keep no Message-ID of the posting itself).
+    pub fn lore(self) -> String {
+        let subject = self.title().split("] ").nth(1).unwrap_or(self.title());
+        let mut q = String::from("https://lore.kernel.org/all/?q=s%3A%22");
+        for b in subject.bytes() {
+            if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
+                q.push(b as char);
+            } else {
+                q.push_str(&format!("%{b:02X}"));
+            }
+        }
+        q.push_str("%22");
+        q
+    }
+
     pub fn by_name(name: &str) -> Option<Seed> {
         Seed::ALL.into_iter().find(|s| s.name() == name)
     }

@@ -142,6 +142,34 @@ pub fn event_line(e: &Event) -> String {
         Event::Removed { index, order, .. } => {
             format!("{f}: folio {index} (order {order}) invalidated, no shadow left")
         }
+        Event::ShadowCleared { index, order, .. } => {
+            format!("{f}: shadow {index} (order {order}) cleared")
+        }
+    }
+}
+
+/// A short note on an event that looks wrong but is what the kernel does,
+/// given the events of its access before it (`earlier`, in order): the
+/// event log shows it beside the line.
+pub fn faithful_note(e: &Event, earlier: &[Event]) -> Option<&'static str> {
+    match *e {
+        // The VM_HUGEPAGE fault reads from the PMD-aligned index in the
+        // readahead_control, and sets ra->size and ra->async_size but never
+        // ra->start: page_cache_ra_order then reports file_ra_state with
+        // whatever start it had.
+        Event::Window {
+            func: folioscope_core::KFunc::PageCacheRaOrder,
+            window,
+        } if earlier.iter().any(|x| {
+            matches!(*x, Event::Window { func: folioscope_core::KFunc::DoSyncMmapReadahead, window: w }
+                if w.start != window.start && w.order == window.order)
+        }) =>
+        {
+            Some(
+                "faithful: the VM_HUGEPAGE path reads from the aligned fault index but never sets ra->start, so file_ra_state keeps its old start",
+            )
+        }
+        _ => None,
     }
 }
 
@@ -178,4 +206,45 @@ pub fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use folioscope_core::{Config, Kernel, Madvise, Pattern, Scenario, Simulation, Variant};
+
+    /// The events of the first access of a 2 GiB walk, and the notes the
+    /// log puts beside them.
+    fn first_access_notes(pattern: Pattern) -> Vec<(String, &'static str)> {
+        let cfg = Config::new(Scenario {
+            kernel: Kernel::from_variant(Variant::V7_4Rc2),
+            pattern,
+            madvise: Madvise::Hugepage,
+            ..Scenario::default()
+        })
+        .unwrap();
+        let mut sim = Simulation::new(cfg);
+        let mut events = Vec::new();
+        sim.step(&mut events);
+        (0..events.len())
+            .filter_map(|k| {
+                faithful_note(&events[k], &events[..k]).map(|n| (event_line(&events[k]), n))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_hugepage_windows_start_that_is_never_set_has_its_note() {
+        let notes = first_access_notes(Pattern::Rev);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0]
+                .0
+                .starts_with("page_cache_ra_order: window start 0 "),
+            "{notes:?}"
+        );
+        assert!(notes[0].1.contains("ra->start"));
+        // A forward walk faults at page 0: the start is what it was.
+        assert_eq!(first_access_notes(Pattern::Fwd), vec![]);
+    }
 }

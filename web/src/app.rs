@@ -23,12 +23,14 @@ use crate::components::{
     file_strip::{FileStrip, Side},
     header::Header,
     help::Help,
+    intro::Intro,
     plots::Plots,
     probe_strip::ProbeStrip,
     question::QuestionOverlay,
-    ra_panel::RaPanel,
+    ra_panel::RaRow,
     real_strip::RealStrip,
     scenario_panel::ScenarioPanel,
+    seed_table::SeedTable,
     share::{OpenText, Shared},
     what_if::WhatIfPanel,
     xarray_view::XarrayView,
@@ -135,15 +137,9 @@ fn compared(n: usize) -> impl Iterator<Item = Side> {
     (0..n).map(Side::Compared)
 }
 
-/// The ra panels of every kernel, side by side.
-fn ra_row(compared_n: usize) -> Html {
-    let columns = ["one", "two", "three"].get(compared_n).copied();
-    html! {
-        <div class={classes!("ra-row", (compared_n > 0).then_some(columns))}>
-            <RaPanel side={Side::A} />
-            { for compared(compared_n).map(|side| html! { <RaPanel {side} /> }) }
-        </div>
-    }
+/// Every kernel's sides: the first's, then those compared with it.
+fn sides(compared_n: usize) -> impl Iterator<Item = Side> {
+    std::iter::once(Side::A).chain(compared(compared_n))
 }
 
 /// The page's layout. It reads what decides the layout (panels, framing,
@@ -174,7 +170,7 @@ fn Frame() -> Html {
                 if setup.recording.is_some() { <RealStrip /> }
                 { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                 <Controls />
-                { ra_row(compared_n) }
+                <RaRow />
             </div>
         };
     }
@@ -182,18 +178,20 @@ fn Frame() -> Html {
     html! {
         <div class={classes!("app", presenter.then_some("presenter"))} data-testid={if presenter { "presenter-view" } else { "full-view" }}>
             <Header />
+            if !presenter { <Intro /> }
             <Banner />
             <Shared />
             <main class={classes!("layout", presenter.then_some("no-editing"))}>
                 if !presenter { <ScenarioPanel /> }
                 <section class="stage">
                     <CompareBar />
+                    if !presenter { <SeedTable /> }
                     <FileStrip side={Side::A} />
                     if ui.probe.is_some() { <ProbeStrip /> }
                     if setup.recording.is_some() { <RealStrip /> }
                     { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                     <Controls />
-                    { ra_row(compared_n) }
+                    <RaRow />
                     <WhatIfPanel />
                     <div class="panel-toggles">
                         <label><input type="checkbox" checked={panels.plots} onchange={toggle(Panel::Plots)} data-testid="toggle-plots" />{ "plots" }</label>
@@ -201,10 +199,25 @@ fn Frame() -> Html {
                         <label><input type="checkbox" checked={panels.xarray} onchange={toggle(Panel::Xarray)} data-testid="toggle-xarray" />{ "xarray" }</label>
                     </div>
                     if panels.plots { <Plots /> }
-                    <div class="lower">
-                        if panels.log { <EventLog /> }
-                        if panels.xarray { <XarrayView /> }
-                    </div>
+                    if compared_n == 0 {
+                        <div class="lower">
+                            if panels.log { <EventLog side={Side::A} /> }
+                            if panels.xarray { <XarrayView side={Side::A} /> }
+                        </div>
+                    } else {
+                        // Each kernel's log, then each kernel's xarray,
+                        // side by side under one cursor.
+                        if panels.log {
+                            <div class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} data-testid="logs">
+                                { for sides(compared_n).map(|side| html! { <EventLog {side} /> }) }
+                            </div>
+                        }
+                        if panels.xarray {
+                            <div class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} data-testid="xarrays">
+                                { for sides(compared_n).map(|side| html! { <XarrayView {side} /> }) }
+                            </div>
+                        }
+                    }
                 </section>
             </main>
             <QuestionOverlay />

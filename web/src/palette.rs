@@ -1,50 +1,178 @@
-//! Colours. Folio orders use viridis, a sequential scale that stays
-//! readable for the common kinds of colour blindness and in greyscale:
-//! small folios are dark, PMD-sized ones bright.
+//! The colours of the strips and the xarray view. They are chosen in one
+//! place, the style sheet (`assets/style.css`, custom properties on
+//! `:root`): the legends' swatches name them there, and the canvases read
+//! them once from the page's computed style. `e2e/tests/12-palette.mjs`
+//! holds every pair of colours that meet on the strip to a difference that
+//! survives protanopia, deuteranopia and tritanopia, and order 9 against
+//! "not cached" to WCAG's 3:1 for graphics.
 
-/// RGB of folio order `order`, for orders 0 to 13.
-pub fn order_rgb(order: u8) -> [u8; 3] {
-    const VIRIDIS: [[u8; 3]; 14] = [
-        [68, 1, 84],
-        [72, 26, 108],
-        [71, 47, 125],
-        [65, 68, 135],
-        [57, 86, 140],
-        [49, 104, 142],
-        [42, 120, 142],
-        [35, 136, 142],
-        [31, 152, 139],
-        [34, 168, 132],
-        [53, 183, 121],
-        [84, 197, 104],
-        [122, 209, 81],
-        [165, 219, 54],
-    ];
-    VIRIDIS[(order as usize).min(13)]
+use std::rc::Rc;
+
+/// Folio orders the palette tells apart: up to MAX_PAGECACHE_ORDER's
+/// largest, MAX_XAS_ORDER (11), which 16 KiB and 64 KiB pages reach.
+pub const ORDERS: usize = 12;
+
+/// The strip's colours, as RGB.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Palette {
+    /// Resident folios, by order.
+    pub orders: [[u8; 3]; ORDERS],
+    /// Pages with no entry: never cached, or forgotten.
+    pub uncached: [u8; 3],
+    /// Pages under a shadow entry: evicted.
+    pub shadow: [u8; 3],
+    /// Folios under I/O (locked, not yet uptodate).
+    pub under_io: [u8; 3],
+    /// Folios present but not uptodate and not under I/O (fallocated).
+    pub not_uptodate: [u8; 3],
+    /// The line where one folio ends and the next begins, zoomed in.
+    pub folio_edge: [u8; 3],
+    /// PG_readahead marks.
+    pub readahead: [u8; 3],
+    pub pte: [u8; 3],
+    pub pmd: [u8; 3],
+    /// The readahead window and its async part.
+    pub window: [u8; 3],
+    pub window_async: [u8; 3],
+    /// The current access, and the edges that set it off.
+    pub cursor: [u8; 3],
+    pub cursor_edge: [u8; 3],
+    /// Pages where the real kernel and the model differ.
+    pub differs: [u8; 3],
 }
 
-pub fn order_css(order: u8) -> String {
-    let [r, g, b] = order_rgb(order);
-    format!("rgb({r},{g},{b})")
+impl Palette {
+    /// Reads each colour with `get`, which returns a custom property's
+    /// value (`--order-0`, ...) as the style sheet gives it; names the
+    /// first one missing or unreadable.
+    pub fn read(get: impl Fn(&str) -> String) -> Result<Palette, String> {
+        let colour = |name: &str| {
+            let v = get(name);
+            parse(&v)
+                .ok_or_else(|| format!("style sheet colour {name}: '{}' is not #rrggbb", v.trim()))
+        };
+        let mut orders = [[0; 3]; ORDERS];
+        for (o, c) in orders.iter_mut().enumerate() {
+            *c = colour(&format!("--order-{o}"))?;
+        }
+        Ok(Palette {
+            orders,
+            uncached: colour("--uncached")?,
+            shadow: colour("--shadow")?,
+            under_io: colour("--under-io")?,
+            not_uptodate: colour("--not-uptodate")?,
+            folio_edge: colour("--folio-edge")?,
+            readahead: colour("--readahead")?,
+            pte: colour("--pte")?,
+            pmd: colour("--pmd")?,
+            window: colour("--ra-window")?,
+            window_async: colour("--ra-async")?,
+            cursor: colour("--cursor")?,
+            cursor_edge: colour("--cursor-edge")?,
+            differs: colour("--differs")?,
+        })
+    }
+
+    /// The colour of resident folios of `order`; larger orders than the
+    /// palette knows take its last.
+    pub fn order(&self, order: u8) -> [u8; 3] {
+        self.orders[(order as usize).min(ORDERS - 1)]
+    }
 }
 
-/// Uncached pages.
-pub const UNCACHED: [u8; 3] = [236, 236, 232];
-/// Folios under I/O.
-pub const LOCKED: [u8; 3] = [230, 159, 0];
-/// Folios in the cache but not uptodate and not under I/O (fallocated).
-pub const NOT_UPTODATE: [u8; 3] = [120, 120, 120];
-/// Pages where the real kernel and the model differ.
-pub const DIFF: [u8; 3] = [204, 0, 0];
-/// PG_readahead ticks.
-pub const READAHEAD: [u8; 3] = [213, 94, 0];
-/// PTE-mapped band.
-pub const PTE: [u8; 3] = [86, 180, 233];
-/// PMD-mapped band.
-pub const PMD: [u8; 3] = [0, 114, 178];
-/// The readahead window.
-pub const WINDOW: [u8; 3] = [0, 158, 115];
-/// The async part of the window.
-pub const WINDOW_ASYNC: [u8; 3] = [204, 121, 167];
-/// The cursor.
-pub const CURSOR: [u8; 3] = [0, 0, 0];
+/// `#rrggbb`, as RGB.
+fn parse(css: &str) -> Option<[u8; 3]> {
+    let hex = css.trim().strip_prefix('#')?;
+    if hex.len() != 6 {
+        return None;
+    }
+    let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
+    Some([byte(0)?, byte(2)?, byte(4)?])
+}
+
+/// `rgb(r,g,b)` for an inline style.
+pub fn css(c: [u8; 3]) -> String {
+    format!("rgb({},{},{})", c[0], c[1], c[2])
+}
+
+thread_local! {
+    static CURRENT: Rc<Palette> = Rc::new(from_page());
+}
+
+/// The page's palette, read from its style sheet on first use.
+pub fn current() -> Rc<Palette> {
+    CURRENT.with(Rc::clone)
+}
+
+#[cfg(target_arch = "wasm32")]
+fn from_page() -> Palette {
+    let root = gloo::utils::document().document_element();
+    let style = root.and_then(|r| gloo::utils::window().get_computed_style(&r).ok().flatten());
+    let get = |name: &str| {
+        style
+            .as_ref()
+            .and_then(|s| s.get_property_value(name).ok())
+            .unwrap_or_default()
+    };
+    Palette::read(get).unwrap_or_else(|e| {
+        // A page without its style sheet: say so, and draw in one colour
+        // that cannot pass for a state.
+        gloo::console::error!(e);
+        Palette::read(|_| "#ff00ff".into()).expect("a colour for every name")
+    })
+}
+
+/// Outside a browser (the crate's tests), the style sheet's own values.
+#[cfg(not(target_arch = "wasm32"))]
+fn from_page() -> Palette {
+    style_sheet().expect("assets/style.css names every colour")
+}
+
+/// The palette as `assets/style.css` declares it.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn style_sheet() -> Result<Palette, String> {
+    let css = include_str!("../../assets/style.css");
+    Palette::read(|name| {
+        css.lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix(name)
+                    .and_then(|r| r.trim_start().strip_prefix(':'))
+            })
+            .map(|v| v.trim().trim_end_matches(';').to_string())
+            .unwrap_or_default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_style_sheet_names_every_colour_and_no_two_states_alike() {
+        let p = style_sheet().unwrap();
+        let states = [p.uncached, p.shadow, p.under_io, p.not_uptodate];
+        for (i, a) in p.orders.iter().chain(&states).enumerate() {
+            for b in p.orders.iter().chain(&states).skip(i + 1) {
+                assert_ne!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_or_bad_colour_is_named() {
+        let e = Palette::read(|n| {
+            if n == "--shadow" {
+                "red".into()
+            } else {
+                "#102030".into()
+            }
+        });
+        assert_eq!(
+            e.unwrap_err(),
+            "style sheet colour --shadow: 'red' is not #rrggbb"
+        );
+        assert_eq!(parse(" #0a0B0c "), Some([10, 11, 12]));
+        assert_eq!(parse("#0a0b0"), None);
+    }
+}

@@ -1,13 +1,14 @@
 //! The real kernel's lane as pixels: the page cache a recording's events
 //! built by a step, binned as the model's strip bins its machine (core
-//! [`Bin`]s, painted in the same folio-order colours), and below it the
+//! [`Bin`]s, each column's band shared out by order as the strip's is,
+//! `strip::folio_band`), and below it the
 //! pages whose folio differs from the model's at the same step. A page's
 //! state is the order of the folio holding it, or none: folios are
 //! naturally aligned, so equal orders page by page are equal folios.
 
 use folioscope_core::{Bin, FolioRun, Span, ORDERS};
 
-use crate::palette;
+use crate::palette::Palette;
 
 pub const HEIGHT: u32 = 40;
 const FOLIO_TOP: u32 = 4;
@@ -153,8 +154,8 @@ pub fn lane(real: &[(u64, u8)], model: Vec<FolioRun>, view: Span) -> Lane {
 }
 
 /// Paints `lane` into `buf` (width × [`HEIGHT`] × 4), with the cursor at
-/// page `cursor`.
-pub fn paint(lane: &Lane, view: Span, cursor: Option<u64>, buf: &mut Vec<u8>) {
+/// page `cursor`, in the style sheet's colours `p`.
+pub fn paint(lane: &Lane, view: Span, cursor: Option<u64>, p: &Palette, buf: &mut Vec<u8>) {
     let w = view.bins.max(1);
     buf.clear();
     buf.resize((w * HEIGHT * 4) as usize, 255);
@@ -164,16 +165,26 @@ pub fn paint(lane: &Lane, view: Span, cursor: Option<u64>, buf: &mut Vec<u8>) {
             buf[i..i + 3].copy_from_slice(&rgb);
         }
     };
+    let mut segs = [(0u32, [0u8; 3]); ORDERS + 2];
     for (x, b) in lane.bins.iter().enumerate() {
-        let rgb = b.main_order().map_or(palette::UNCACHED, palette::order_rgb);
-        put(x as u32, FOLIO_TOP, FOLIO_BOTTOM, rgb);
+        // As the strip draws a column: each order by its share of the
+        // column's pages, so a column a hundredth cached is drawn so.
+        let pages = view.bin_pages(x as u32).count().max(1) as u32;
+        crate::strip::folio_band(
+            b,
+            pages,
+            (FOLIO_TOP, FOLIO_BOTTOM),
+            p,
+            &mut segs,
+            |y0, y1, rgb| put(x as u32, y0, y1, rgb),
+        );
         if lane.differs[x] {
-            put(x as u32, DIFF_TOP, HEIGHT, palette::DIFF);
+            put(x as u32, DIFF_TOP, HEIGHT, p.differs);
         }
     }
-    if let Some(c) = cursor.and_then(|p| view.bin_of(p)) {
-        for x in [c, c + 1].into_iter().filter(|&x| x < w) {
-            put(x, 0, HEIGHT, palette::CURSOR);
+    if let Some(c) = cursor.and_then(|page| view.bin_of(page)) {
+        for (x, rgb) in crate::strip::cursor_columns(c, w, p) {
+            put(x, 0, HEIGHT, rgb);
         }
     }
 }

@@ -381,7 +381,13 @@ mod damaged {
                 let real = r.real.folios_at(step, 0, pages);
                 let lane = crate::real_lane::lane(&real, sim.machine().folio_runs(0, pages), view);
                 let mut buf = Vec::new();
-                crate::real_lane::paint(&lane, view, Some(pages / 2), &mut buf);
+                crate::real_lane::paint(
+                    &lane,
+                    view,
+                    Some(pages / 2),
+                    &crate::palette::current(),
+                    &mut buf,
+                );
             }
         }
         assert!(

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use folioscope_core::{Event, EventKind, Kernel, Mark, Timeline};
 use folioscope_scenario::link::{Ignored, LogFilter, Mode, Panels, View, MAX_KERNELS};
 use folioscope_scenario::params::label_of;
+use folioscope_scenario::story::Story;
 use folioscope_scenario::{describe, Scenario};
 use yew::Reducible;
 
@@ -210,6 +211,10 @@ pub struct State {
     /// The event kind predict mode asks about, and the open question.
     pub predict: Option<Mark>,
     pub question: Option<Question>,
+    /// The talk's story as the link carries it, and the stop on screen
+    /// (from 0).
+    pub story: Story,
+    pub stop: Option<usize>,
     /// The presenter's blank screen (`b`).
     pub blank: bool,
     /// The open-from-text dialog.
@@ -242,6 +247,9 @@ pub enum Action {
     /// The view's timelines, built. Ignored if the view changed meanwhile.
     Built(Kept<Built>),
     Seek(u64),
+    /// To the step where two kernels first part, zoomed to the pages
+    /// `[first, end)` they hold differently there.
+    Diverge(u64, u64, u64),
     StepBy(i64),
     /// One event forward or back.
     StepEvent(bool),
@@ -312,6 +320,8 @@ impl State {
         s.mark = view.mark;
         s.mode = view.mode;
         s.predict = view.predict;
+        s.story = view.story.clone();
+        s.stop = view.stop;
         s.question = None;
         s.playing = false;
         s.step = view.step.unwrap_or(len).min(len);
@@ -346,6 +356,8 @@ impl State {
             mode: Mode::Full,
             predict: None,
             question: None,
+            story: Story::None,
+            stop: None,
             blank: false,
             open_text: false,
             probe: None,
@@ -377,6 +389,8 @@ impl State {
             mark: self.mark,
             mode: self.mode,
             predict: self.predict,
+            story: self.story.clone(),
+            stop: self.stop,
         }
     }
 
@@ -555,6 +569,15 @@ impl Reducible for State {
                 s.take_pending_event()
             }
             Action::Seek(step) => s.at(step),
+            Action::Diverge(step, first, end) => {
+                let pages = s.pages();
+                let end = end.min(pages);
+                let first = first.min(end.saturating_sub(1));
+                let mut s = s.at(step);
+                s.playing = false;
+                s.zoom = (first, end.max(first + 1));
+                s
+            }
             Action::StepBy(d) => {
                 let step = s.step.saturating_add_signed(d);
                 let mut s = s;
@@ -1082,6 +1105,18 @@ mod tests {
         assert_eq!(Some(carried), r.link);
         let p = folioscope_scenario::link::parse_link_over(&link, Some(&r.view()));
         assert_eq!((p.view, p.ignored), (s.view(), vec![]));
+    }
+
+    #[test]
+    fn going_where_two_kernels_part_seeks_and_zooms_at_once() {
+        let s = reduce(ready_at(5), Action::Diverge(40, 100, 300));
+        assert_eq!((s.step, s.zoom), (40, (100, 300)));
+        let s = reduce(s, Action::Diverge(u64::MAX, 5000, 9000));
+        assert_eq!(
+            (s.step, s.zoom),
+            (s.len, (2047, 2048)),
+            "clamped to the file"
+        );
     }
 
     #[test]

@@ -1,28 +1,66 @@
 //! The file strip as pixels: one RGBA buffer for a range of pages, drawn
-//! with one `put_image_data`. Bands, top to bottom: how pages are mapped
-//! (PMD, PTE), the folios by order (under I/O in orange, uncached pale),
-//! PG_readahead ticks, and the readahead window with its async part.
+//! with one `put_image_data`. Each pixel column is a bin of pages (the
+//! core's [`Bin`]), and every band shows how much of the bin is in each
+//! state by height, so a column covering thousands of pages says how many
+//! of them are cached, not only whether one is. Bands, top to bottom:
+//!
+//! - mapping: pages under a PMD mapping from the band's foot, pages a PTE
+//!   maps above them;
+//! - PG_readahead: a tick over each folio that carries the mark, above
+//!   the folios rather than over their colour;
+//! - folios: from the foot, resident pages by order (the bin's dominant
+//!   order first, then the others by share), then pages under I/O, then
+//!   pages present but not uptodate; from the top, pages under shadow
+//!   entries (evicted); between them, pages never cached. Zoomed in to
+//!   three pixels a page or more, a folio that follows another starts
+//!   with a line, so that neighbouring folios of one order stay apart;
+//! - `file_ra_state`: the window, and its async part;
+//! - in compare mode, under another kernel's strip: the columns whose
+//!   pages it holds differently from the first kernel.
+//!
+//! [`paint`] draws bins however they were made (the model's, or a real
+//! kernel's); [`render`] makes them from a machine and the events applied
+//! inside the access being stepped through.
 
-use folioscope_core::{Event, Machine, Picture, Span};
+use folioscope_core::{Bin, Event, FileRaState, Machine, Picture, Span, ORDERS};
 
-use crate::palette;
+use crate::palette::Palette;
 
 pub const HEIGHT: u32 = 64;
-const MAP_TOP: u32 = 0;
-const MAP_BOTTOM: u32 = 8;
-const FOLIO_TOP: u32 = 11;
-const FOLIO_BOTTOM: u32 = 47;
-const WIN_TOP: u32 = 51;
-const WIN_BOTTOM: u32 = 58;
+pub const MAP_TOP: u32 = 0;
+pub const MAP_BOTTOM: u32 = 7;
+pub const RA_TOP: u32 = 9;
+pub const RA_BOTTOM: u32 = 12;
+pub const FOLIO_TOP: u32 = 13;
+pub const FOLIO_BOTTOM: u32 = 49;
+pub const WIN_TOP: u32 = 52;
+pub const WIN_BOTTOM: u32 = 59;
+pub const DIFF_TOP: u32 = 61;
+pub const DIFF_BOTTOM: u32 = 64;
+/// Pixels a page must span before folio edges are drawn.
+pub const EDGE_MIN_PX: u64 = 3;
+
+/// What a strip is drawn against: its current access, and in compare
+/// mode the first kernel's bins, to mark where this kernel's differ.
+#[derive(Clone, Copy, Default)]
+pub struct Marks<'a> {
+    pub cursor: Option<u64>,
+    pub reference: Option<&'a [Bin]>,
+}
 
 /// Renders the strip into `buf` (resized to width × HEIGHT × 4): the
 /// machine's state, then `overlay`, the events already applied inside the
 /// access being stepped through.
-pub fn render(m: &Machine, view: Span, cursor: Option<u64>, overlay: &[Event], buf: &mut Vec<u8>) {
-    let w = view.bins.max(1);
-    buf.clear();
-    buf.resize((w * HEIGHT * 4) as usize, 255);
+pub fn render(
+    m: &Machine,
+    view: Span,
+    overlay: &[Event],
+    marks: Marks,
+    palette: &Palette,
+    buf: &mut Vec<u8>,
+) {
     if view.pages() == 0 {
+        paint(&[], view, None, marks, palette, buf);
         return;
     }
     // The machine before the access, and what its first events did.
@@ -30,56 +68,204 @@ pub fn render(m: &Machine, view: Span, cursor: Option<u64>, overlay: &[Event], b
     for e in overlay {
         picture.apply(e);
     }
-    let ra = picture.ra();
+    paint(
+        picture.bins(),
+        view,
+        Some(picture.ra()),
+        marks,
+        palette,
+        buf,
+    );
+}
+
+/// Paints `bins`, one per pixel column of `span`, with the readahead
+/// window of `ra` and `marks`.
+pub fn paint(
+    bins: &[Bin],
+    span: Span,
+    ra: Option<FileRaState>,
+    marks: Marks,
+    p: &Palette,
+    buf: &mut Vec<u8>,
+) {
+    let w = span.bins.max(1);
+    buf.clear();
+    buf.resize((w * HEIGHT * 4) as usize, 255);
     let mut put = |x: u32, y0: u32, y1: u32, rgb: [u8; 3]| {
         for y in y0..y1 {
             let i = ((y * w + x) * 4) as usize;
             buf[i..i + 3].copy_from_slice(&rgb);
-            buf[i + 3] = 255;
         }
     };
-    for (x, b) in picture.bins().iter().enumerate() {
+    let edges = span.pages() > 0 && span.bins as u64 >= EDGE_MIN_PX * span.pages();
+    let mut segs = [(0u32, [0u8; 3]); ORDERS + 2];
+    let mut left_cached = false;
+    for (x, b) in bins.iter().enumerate().take(w as usize) {
         let x = x as u32;
-        if b.pmd_mapped > 0 {
-            put(x, MAP_TOP, MAP_BOTTOM, palette::PMD);
-        } else if b.pte_mapped > 0 {
-            put(x, MAP_TOP + 3, MAP_BOTTOM, palette::PTE);
-        }
-        let rgb = match b.main_order() {
-            Some(order) => palette::order_rgb(order),
-            None if b.locked > 0 => palette::LOCKED,
-            None if b.not_uptodate > 0 => palette::NOT_UPTODATE,
-            None => palette::UNCACHED,
-        };
-        put(x, FOLIO_TOP, FOLIO_BOTTOM, rgb);
-        if b.locked > 0 && b.resident > 0 {
-            put(x, FOLIO_TOP, FOLIO_TOP + 6, palette::LOCKED);
-        }
+        let pages = span.bin_pages(x).count().max(1) as u32;
+
+        // Mapping: PMD-mapped pages from the foot, PTE-mapped above.
+        let map_h = MAP_BOTTOM - MAP_TOP;
+        let pmd = share_px(b.pmd_mapped.min(pages), pages, map_h);
+        let pte = share_px(b.pte_mapped.min(pages), pages, map_h).min(map_h - pmd);
+        put(x, MAP_BOTTOM - pmd, MAP_BOTTOM, p.pmd);
+        put(x, MAP_BOTTOM - pmd - pte, MAP_BOTTOM - pmd, p.pte);
+
         if b.readahead > 0 {
-            put(x, FOLIO_TOP - 3, FOLIO_BOTTOM + 3, palette::READAHEAD);
+            put(x, RA_TOP, RA_BOTTOM, p.readahead);
         }
-        let p = view.page_at(x);
-        if ra.size > 0 && p >= ra.start && p < ra.start + ra.size {
+
+        let cached_h = folio_band(
+            b,
+            pages,
+            (FOLIO_TOP, FOLIO_BOTTOM),
+            p,
+            &mut segs,
+            |y0, y1, rgb| put(x, y0, y1, rgb),
+        );
+        // An edge only where a folio meets another: next to a page that
+        // is not cached, the change of colour shows where it starts.
+        if edges && b.heads > 0 && cached_h > 0 && left_cached {
+            put(x, FOLIO_BOTTOM - cached_h, FOLIO_BOTTOM, p.folio_edge);
+        }
+        left_cached = cached_h > 0;
+
+        // file_ra_state's window over the pages of the bin.
+        if let Some(ra) = ra.filter(|ra| ra.size > 0) {
+            let r = span.bin_pages(x);
             let async_from = ra.start + ra.size - ra.async_size;
-            let rgb = if p >= async_from {
-                palette::WINDOW_ASYNC
-            } else {
-                palette::WINDOW
-            };
-            put(x, WIN_TOP, WIN_BOTTOM, rgb);
+            let overlaps = |a: u64, b: u64| r.start < b && a < r.end;
+            if ra.async_size > 0 && overlaps(async_from, ra.start + ra.size) {
+                put(x, WIN_TOP, WIN_BOTTOM, p.window_async);
+            } else if overlaps(ra.start, ra.start + ra.size) {
+                put(x, WIN_TOP, WIN_BOTTOM, p.window);
+            }
+        }
+
+        // Where this kernel holds the column's pages differently from the
+        // first kernel (their states and orders, shadows, mappings,
+        // PG_readahead marks or folio starts).
+        if marks
+            .reference
+            .and_then(|r| r.get(x as usize))
+            .is_some_and(|r| r != b)
+        {
+            put(x, DIFF_TOP, DIFF_BOTTOM, p.differs);
         }
     }
-    if let Some(c) = cursor.and_then(|p| view.bin_of(p)) {
-        put(c, 0, HEIGHT, palette::CURSOR);
-        if c + 1 < w {
-            put(c + 1, 0, HEIGHT, palette::CURSOR);
+    if let Some(c) = marks.cursor.and_then(|page| span.bin_of(page)) {
+        for (x, rgb) in cursor_columns(c, w, p) {
+            put(x, 0, HEIGHT, rgb);
         }
+    }
+}
+
+/// Paints one column's folio band `[top, bottom)` for bin `b` of `pages`
+/// pages through `put(y0, y1, colour)`: folios from the foot, shadows from
+/// the top, never-cached pages between, each by its share of the pages.
+/// Returns the cached height. The real kernel's lane paints its bands the
+/// same way.
+pub fn folio_band(
+    b: &Bin,
+    pages: u32,
+    (top, bottom): (u32, u32),
+    p: &Palette,
+    segs: &mut [(u32, [u8; 3]); ORDERS + 2],
+    mut put: impl FnMut(u32, u32, [u8; 3]),
+) -> u32 {
+    put(top, bottom, p.uncached);
+    let band = bottom - top;
+    let cached = b.cached().min(pages);
+    let cached_h = share_px(cached, pages, band);
+    let shadow_h = share_px(b.shadows, pages, band).min(band - cached_h);
+    put(top, top + shadow_h, p.shadow);
+    let mut below = 0u32;
+    let mut y = bottom;
+    let k = segments(b, p, segs);
+    for &(n, rgb) in &segs[..k] {
+        below += n;
+        // Cumulative rounding, up, so that the segments fill the cached
+        // height and the dominant order shows first. Clamped: a damaged
+        // recording's lane can hold overlapping folios, more pages than
+        // the column has.
+        let h = (below as u64 * cached_h as u64).div_ceil(cached.max(1) as u64);
+        let seg_top = bottom - h.min(cached_h as u64) as u32;
+        put(seg_top, y, rgb);
+        y = seg_top;
+    }
+    cached_h
+}
+
+/// The current access at column `c` of a canvas `w` columns wide: two
+/// dark columns set off by light ones, each with its colour; the real
+/// kernel's lane draws it the same way.
+pub fn cursor_columns(c: u32, w: u32, p: &Palette) -> impl Iterator<Item = (u32, [u8; 3])> {
+    let columns = [
+        (-1, p.cursor_edge),
+        (0, p.cursor),
+        (1, p.cursor),
+        (2, p.cursor_edge),
+    ];
+    columns.into_iter().filter_map(move |(dx, rgb)| {
+        let x = c as i64 + dx;
+        (x >= 0 && x < w as i64).then_some((x as u32, rgb))
+    })
+}
+
+/// The cached pages of a bin as (pages, colour), foot first: resident
+/// pages by order, the dominant order first and the others by share (the
+/// larger order first on a tie), then pages under I/O, then pages present
+/// but not uptodate. Written into `out`; returns how many. No allocation:
+/// this runs for every column of every frame.
+pub fn segments(b: &Bin, p: &Palette, out: &mut [(u32, [u8; 3]); ORDERS + 2]) -> usize {
+    let mut n = 0;
+    for o in 0..ORDERS {
+        let k = b.by_order[o];
+        if k == 0 {
+            continue;
+        }
+        // Insertion by share, larger orders first on a tie.
+        let mut i = n;
+        while i > 0 && out[i - 1].0 <= k {
+            out[i] = out[i - 1];
+            i -= 1;
+        }
+        out[i] = (k, p.order(o as u8));
+        n += 1;
+    }
+    for (k, rgb) in [(b.locked, p.under_io), (b.not_uptodate, p.not_uptodate)] {
+        if k > 0 {
+            out[n] = (k, rgb);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The height of `n` pages of `of` in a band `h` pixels tall: rounded, and
+/// at least one pixel for any page at all, so that one cached page in a
+/// thousand still shows (the inspector gives the exact count).
+pub fn share_px(n: u32, of: u32, h: u32) -> u32 {
+    if n == 0 || h == 0 {
+        return 0;
+    }
+    ((n as u64 * h as u64 + of as u64 / 2) / of.max(1) as u64).clamp(1, h as u64) as u32
+}
+
+/// Black or white, whichever reads better on `rgb` (for page numbers).
+pub fn label_colour(rgb: [u8; 3]) -> &'static str {
+    let [r, g, b] = rgb.map(|c| c as u32);
+    if r * 299 + g * 587 + b * 114 > 140_000 {
+        "#000000"
+    } else {
+        "#ffffff"
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::palette;
     use folioscope_core::{Config, Madvise, Pattern, Scenario, Simulation};
 
     /// Stepping through every event of an access draws what the machine
@@ -98,6 +284,7 @@ mod tests {
             ..Scenario::default()
         })
         .unwrap();
+        let p = palette::style_sheet().unwrap();
         let mut sim = Simulation::new(cfg);
         let pages = sim.machine().geometry().nr_pages;
         let views = [
@@ -119,14 +306,83 @@ mod tests {
             let mut events = Vec::new();
             sim.step(&mut events);
             for view in views {
-                render(&before, view, None, &events, &mut a);
-                render(sim.machine(), view, None, &[], &mut b);
+                let none = Marks::default();
+                render(&before, view, &events, none, &p, &mut a);
+                render(sim.machine(), view, &[], none, &p, &mut b);
                 assert!(a == b, "{view:?}");
                 let mut c = Vec::new();
-                render(&before, view, None, &[], &mut c);
+                render(&before, view, &[], none, &p, &mut c);
                 drawn_changes += (c != b) as u32;
             }
         }
         assert!(drawn_changes > 10, "the accesses change the drawing");
+    }
+
+    /// The colours of column `x`'s folio band, foot first, one per pixel.
+    fn column(buf: &[u8], w: u32, x: u32) -> Vec<[u8; 3]> {
+        (FOLIO_TOP..FOLIO_BOTTOM)
+            .rev()
+            .map(|y| {
+                let i = ((y * w + x) * 4) as usize;
+                [buf[i], buf[i + 1], buf[i + 2]]
+            })
+            .collect()
+    }
+
+    /// A bin a hundredth cached is drawn a hundredth filled, in the
+    /// colours of its orders by share, with its shadows from the top.
+    #[test]
+    fn a_column_is_filled_by_the_share_of_its_pages_in_each_state() {
+        let p = palette::style_sheet().unwrap();
+        let span = Span {
+            first: 0,
+            end: 3600,
+            bins: 3,
+        };
+        let mut bins = vec![Bin::default(); 3];
+        // 12 of 1200 pages cached (order 0: 4, order 2: 8), 600 shadows.
+        bins[0].by_order[0] = 4;
+        bins[0].by_order[2] = 8;
+        bins[0].resident = 12;
+        bins[0].shadows = 600;
+        // All cached: order 9 three quarters, under I/O the rest.
+        bins[1].by_order[9] = 900;
+        bins[1].resident = 900;
+        bins[1].locked = 300;
+        let mut buf = Vec::new();
+        // Against a first kernel's bins that hold the same first column.
+        let reference = vec![bins[0], Bin::default(), Bin::default()];
+        let marks = Marks {
+            cursor: None,
+            reference: Some(&reference),
+        };
+        paint(&bins, span, None, marks, &p, &mut buf);
+        let diff_row = |x: u32| {
+            let i = ((DIFF_TOP * 3 + x) * 4) as usize;
+            [buf[i], buf[i + 1], buf[i + 2]] == p.differs
+        };
+        assert_eq!(
+            [diff_row(0), diff_row(1), diff_row(2)],
+            [false, true, false]
+        );
+        let band = (FOLIO_BOTTOM - FOLIO_TOP) as usize;
+        let c0 = column(&buf, 3, 0);
+        // 1% of 36 px rounds to none, but cached pages always show.
+        assert_eq!(c0[0], p.order(2), "the dominant order at the foot");
+        assert_eq!(&c0[1..band / 2], vec![p.uncached; band / 2 - 1].as_slice());
+        assert_eq!(&c0[band / 2..], vec![p.shadow; band / 2].as_slice());
+        let c1 = column(&buf, 3, 1);
+        assert_eq!(&c1[..27], vec![p.order(9); 27].as_slice());
+        assert_eq!(&c1[27..], vec![p.under_io; 9].as_slice());
+        assert_eq!(column(&buf, 3, 2), vec![p.uncached; band]);
+    }
+
+    #[test]
+    fn shares_round_and_any_page_shows() {
+        assert_eq!(share_px(0, 100, 36), 0);
+        assert_eq!(share_px(1, 4096, 36), 1);
+        assert_eq!(share_px(50, 100, 36), 18);
+        assert_eq!(share_px(100, 100, 36), 36);
+        assert_eq!(share_px(7, 5, 36), 36, "never taller than the band");
     }
 }

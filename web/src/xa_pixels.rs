@@ -9,7 +9,7 @@
 
 use folioscope_core::{NodeView, Slot};
 
-use crate::palette;
+use crate::palette::Palette;
 
 pub const PER_ROW: usize = 32;
 pub const CELL_W: usize = 20;
@@ -17,7 +17,6 @@ pub const CELL_H: usize = 14;
 pub const WIDTH: usize = CELL_W * PER_ROW;
 pub const HEIGHT: usize = CELL_H * 2;
 
-const WHITE: [u8; 3] = [255, 255, 255];
 const CHILD: [u8; 3] = [185, 190, 197];
 const SHADOW: [u8; 3] = [93, 102, 112];
 /// rgba(0,0,0,0.15) over white.
@@ -33,11 +32,11 @@ pub fn slot_at(x: f64, y: f64) -> usize {
 }
 
 /// Draws node `n` into `rgba`, which must hold WIDTH × HEIGHT pixels.
-pub fn render(n: &NodeView, rgba: &mut [u8]) {
+/// Cells are written a row slice at a time: compare mode draws three
+/// trees of a dozen nodes on every step.
+pub fn render(n: &NodeView, palette: &Palette, rgba: &mut [u8]) {
     debug_assert_eq!(rgba.len(), WIDTH * HEIGHT * 4);
-    for px in rgba.chunks_exact_mut(4) {
-        px.copy_from_slice(&[255, 255, 255, 255]);
-    }
+    rgba.fill(255);
     let order_of = |slot: Slot| match slot {
         Slot::Folio(f) => Some(f.order),
         _ => None,
@@ -50,10 +49,10 @@ pub fn render(n: &NodeView, rgba: &mut [u8]) {
             h: CELL_H - 2,
         };
         match n.slots[off] {
-            Slot::Folio(f) => cell.fill(rgba, palette::order_rgb(f.order)),
+            Slot::Folio(f) => cell.fill(rgba, palette.order(f.order)),
             Slot::Sibling { canonical } => {
                 let colour = order_of(n.slots[canonical as usize])
-                    .map(palette::order_rgb)
+                    .map(|o| palette.order(o))
                     .unwrap_or(UNKNOWN_SIBLING);
                 cell.hatch(rgba, colour);
                 cell.outline(rgba, colour, false);
@@ -81,27 +80,48 @@ struct Cell {
     h: usize,
 }
 
+/// A row of `CELL_W` pixels of one colour (opaque).
+fn row_of(c: [u8; 3]) -> [u8; CELL_W * 4] {
+    let mut row = [255u8; CELL_W * 4];
+    for px in row.chunks_exact_mut(4) {
+        px[..3].copy_from_slice(&c);
+    }
+    row
+}
+
 impl Cell {
     fn put(rgba: &mut [u8], x: usize, y: usize, c: [u8; 3]) {
         let i = (y * WIDTH + x) * 4;
         rgba[i..i + 3].copy_from_slice(&c);
     }
 
+    /// Row `y` of the cell, `w` pixels from its left edge.
+    fn row<'a>(&self, rgba: &'a mut [u8], y: usize) -> &'a mut [u8] {
+        let i = (y * WIDTH + self.x) * 4;
+        &mut rgba[i..i + self.w * 4]
+    }
+
     fn fill(&self, rgba: &mut [u8], c: [u8; 3]) {
+        let row = row_of(c);
         for y in self.y..self.y + self.h {
-            for x in self.x..self.x + self.w {
-                Self::put(rgba, x, y, c);
-            }
+            self.row(rgba, y).copy_from_slice(&row[..self.w * 4]);
         }
     }
 
     /// Diagonal stripes two pixels wide, five apart.
     fn hatch(&self, rgba: &mut [u8], c: [u8; 3]) {
-        for dy in 0..self.h {
-            for dx in 0..self.w {
-                let on = (dx + dy) % 5 < 2;
-                Self::put(rgba, self.x + dx, self.y + dy, if on { c } else { WHITE });
+        // Five rows repeat: row dy starts the pattern dy pixels along.
+        let mut rows = [[255u8; CELL_W * 4]; 5];
+        for (dy, row) in rows.iter_mut().enumerate() {
+            for (dx, px) in row.chunks_exact_mut(4).enumerate() {
+                if (dx + dy) % 5 < 2 {
+                    px[..3].copy_from_slice(&c);
+                }
             }
+        }
+        for dy in 0..self.h {
+            self.row(rgba, self.y + dy)
+                .copy_from_slice(&rows[dy % 5][..self.w * 4]);
         }
     }
 
@@ -109,11 +129,17 @@ impl Cell {
     fn outline(&self, rgba: &mut [u8], c: [u8; 3], dashed: bool) {
         let (x1, y1) = (self.x + self.w - 1, self.y + self.h - 1);
         let on = |k: usize| !dashed || (k / 2).is_multiple_of(2);
-        for (k, x) in (self.x..=x1).enumerate() {
-            if on(k) {
-                Self::put(rgba, x, self.y, c);
-                Self::put(rgba, x, y1, c);
+        if dashed {
+            for (k, x) in (self.x..=x1).enumerate() {
+                if on(k) {
+                    Self::put(rgba, x, self.y, c);
+                    Self::put(rgba, x, y1, c);
+                }
             }
+        } else {
+            let row = row_of(c);
+            self.row(rgba, self.y).copy_from_slice(&row[..self.w * 4]);
+            self.row(rgba, y1).copy_from_slice(&row[..self.w * 4]);
         }
         for (k, y) in (self.y..=y1).enumerate() {
             if on(k) {
@@ -139,7 +165,7 @@ mod tests {
     /// The slots whose cells hold a mark-coloured pixel.
     fn marked_slots(n: &NodeView) -> Vec<usize> {
         let mut rgba = vec![0u8; WIDTH * HEIGHT * 4];
-        render(n, &mut rgba);
+        render(n, &crate::palette::style_sheet().unwrap(), &mut rgba);
         let mut slots: Vec<usize> = rgba
             .chunks_exact(4)
             .enumerate()

@@ -142,8 +142,9 @@ fn Scrubber(props: &ScrubberProps) -> Html {
                     -w
                 ));
             }
-            // Read from the timeline's runs: a slice of every marked step
-            // would be 32 MiB for a 16 GiB walk that faults on every page.
+            // Read from the timeline's runs: a slice of every mark would
+            // cost 8 bytes each (32 MiB for a walk that faults on every
+            // page of 16 GiB).
             let stride = (t.mark_count(mark) / 2000).max(1) as usize;
             let mut ticks = String::new();
             for s in t.mark_steps(mark).step_by(stride) {

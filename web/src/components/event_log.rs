@@ -1,11 +1,15 @@
-//! The event log: one line per event of the last accesses, naming the
-//! kernel function and what changed. Filter by kind or text; a click jumps
-//! to just after that event.
+//! The event log of one kernel: one line per event of the last accesses,
+//! naming the kernel function and what changed. Filter by kind or text
+//! (the filters are the first kernel's log's, and hold for every log); a
+//! click jumps to just after that event. In compare mode each kernel on
+//! screen has its log, side by side; inside an access, the events applied
+//! are the first kernel's.
 
 use folioscope_core::EventKind;
-use folioscope_scenario::text::event_line;
+use folioscope_scenario::text::{event_line, faithful_note};
 use yew::prelude::*;
 
+use crate::components::file_strip::Side;
 use crate::context::{use_handles, use_moment, use_setup, use_ui};
 use crate::seekers::{LogLine, LOG_ACCESSES};
 use crate::state::Action;
@@ -18,46 +22,116 @@ const LINE_PX: usize = 19;
 /// The scroller's height (CSS `.log-lines`).
 const VIEW_PX: usize = 320;
 
+/// The notes of the lines in sight, once each, above the list (a dagger
+/// marks their lines: a glyph every font has).
+fn notes_above(
+    listed: &[(LogLine, Option<String>)],
+    notes: &[Option<&'static str>],
+    first: usize,
+    end: usize,
+) -> Html {
+    let mut shown: Vec<(u64, &'static str)> = Vec::new();
+    for k in first..end {
+        if let (Some((l, _)), Some(Some(n))) = (listed.get(k), notes.get(k)) {
+            if !shown.iter().any(|(_, m)| m == n) {
+                shown.push((l.access, n));
+            }
+        }
+    }
+    html! {
+        <div class="log-notes" data-testid="log-notes">
+            { for shown.into_iter().map(|(access, n)| html! { <p>{ format!("\u{2020} #{access}: {n}") }</p> }) }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LogProps {
+    pub side: Side,
+}
+
 #[component]
-pub fn EventLog() -> Html {
+pub fn EventLog(props: &LogProps) -> Html {
+    let side = props.side;
+    let suffix = side.suffix();
     let d = use_handles().dispatch;
     let setup = use_setup();
     let moment = use_moment();
     let ui = use_ui();
     let seekers = use_handles().seekers;
     let text = ui.log_text.to_lowercase();
-    // The log's lines: the recorded history, then the events applied so
-    // far inside the current access.
-    let mut lines: Vec<LogLine> = match &setup.built {
-        Some(built) => seekers.0.with(built, 0, moment.step, |_, log| {
-            log.lines.iter().copied().collect()
-        }),
-        None => Vec::new(),
-    };
-    if let Some(c) = &moment.cursor {
-        for (i, e) in c.applied_events().iter().enumerate() {
-            lines.push(LogLine {
+    // The events applied so far inside the current access (the first
+    // kernel's), then the recorded history, newest first, so that the
+    // latest change is always in sight. Lines are formatted only to
+    // filter by text or to be drawn, and only the newest SHOWN of the
+    // history's thousands are looked at.
+    let applied: Vec<LogLine> = match moment.cursor.as_ref().filter(|_| side == Side::A) {
+        Some(c) => c
+            .applied_events()
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, e)| LogLine {
                 access: moment.step + 1,
                 index: i,
                 event: *e,
-            });
-        }
-    }
-    // Newest first, so the latest change is always in sight. Lines are
-    // formatted only to filter by text or to be drawn.
-    let listed: Vec<(LogLine, Option<String>)> = lines
-        .into_iter()
-        .rev()
-        .filter(|l| !ui.hidden_kinds.contains(&l.event.kind()))
-        .filter_map(|l| {
-            if text.is_empty() {
-                return Some((l, None));
-            }
-            let t = event_line(&l.event);
-            t.to_lowercase().contains(&text).then_some((l, Some(t)))
-        })
-        .take(SHOWN)
-        .collect();
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let pick = |lines: &mut dyn Iterator<Item = LogLine>| -> Vec<(LogLine, Option<String>)> {
+        lines
+            .filter(|l| !ui.hidden_kinds.contains(&l.event.kind()))
+            .filter_map(|l| {
+                if text.is_empty() {
+                    return Some((l, None));
+                }
+                let t = event_line(&l.event);
+                t.to_lowercase().contains(&text).then_some((l, Some(t)))
+            })
+            .take(SHOWN)
+            .collect()
+    };
+    // The earlier events of a line's access, for the notes on events
+    // that look wrong but are faithful.
+    let note_of = |l: &LogLine, log: &mut dyn Iterator<Item = LogLine>| {
+        // Only windows can carry one, so the log is read for them alone.
+        matches!(l.event, folioscope_core::Event::Window { .. })
+            .then(|| {
+                let earlier: Vec<folioscope_core::Event> = log
+                    .filter(|m| m.access == l.access && m.index < l.index)
+                    .map(|m| m.event)
+                    .collect();
+                faithful_note(&l.event, &earlier)
+            })
+            .flatten()
+    };
+    type Listed = Vec<(LogLine, Option<String>)>;
+    let (listed, notes): (Listed, Vec<Option<&'static str>>) = match setup
+        .built
+        .as_ref()
+        .filter(|b| side.index() < b.sides.len())
+    {
+        Some(built) => seekers.0.with(built, side.index(), moment.step, |_, log| {
+            let listed = pick(
+                &mut applied
+                    .iter()
+                    .copied()
+                    .chain(log.lines.iter().rev().copied()),
+            );
+            let notes = listed
+                .iter()
+                .map(|(l, _)| {
+                    note_of(
+                        l,
+                        &mut log.lines.iter().copied().chain(applied.iter().copied()),
+                    )
+                })
+                .collect();
+            (listed, notes)
+        }),
+        None => (pick(&mut applied.iter().copied()), Vec::new()),
+    };
     let empty = setup.built.is_some()
         && listed.is_empty()
         && ui.log_text.is_empty()
@@ -65,6 +139,7 @@ pub fn EventLog() -> Html {
     let current = moment
         .cursor
         .as_ref()
+        .filter(|_| side == Side::A)
         .map(|c| (moment.step + 1, c.applied - 1));
     // A move in time brings the newest line back into sight: the scroll
     // offset counts only while the log shows the same moment.
@@ -94,14 +169,31 @@ pub fn EventLog() -> Html {
         let Some((l, t)) = listed.get(k) else {
             return html! { <li class="log-line" hidden=true><span class="log-step"></span>{ "" }</li> };
         };
+        let note = notes.get(k).copied().flatten();
         let l = *l;
         let t = t.clone().unwrap_or_else(|| event_line(&l.event));
         let d = d.clone();
-        let onclick = Callback::from(move |_| d.dispatch(Action::JumpToEvent(l.access - 1, l.index)));
+        // A click on the first kernel's line steps to just after it; on
+        // another kernel's, to the end of its access.
+        let onclick = Callback::from(move |_| {
+            d.dispatch(if side == Side::A {
+                Action::JumpToEvent(l.access - 1, l.index)
+            } else {
+                Action::Seek(l.access)
+            })
+        });
         let here = current == Some((l.access, l.index));
+        // The whole line (a narrow log, in compare mode, cuts it short),
+        // then its note or what a click does.
+        let action = if side == Side::A {
+            "click: to just after this event"
+        } else {
+            "click: to the end of this access"
+        };
+        let title = format!("{t}\n{}", note.unwrap_or(action));
         html! {
-            <li class={classes!("log-line", here.then_some("current"), format!("k-{}", l.event.kind().name()))} {onclick}
-                title="jump to just after this event">
+            <li class={classes!("log-line", here.then_some("current"), note.is_some().then_some("noted"), format!("k-{}", l.event.kind().name()))} {onclick}
+                title={title}>
                 <span class="log-step">{ format!("#{}", l.access) }</span>{ t }
             </li>
         }
@@ -139,17 +231,29 @@ pub fn EventLog() -> Html {
             d.dispatch(Action::LogText(input.value()));
         })
     };
+    let kernel = match (&setup.built, setup.compare.is_empty()) {
+        (Some(b), false) => b
+            .sides
+            .get(side.index())
+            .map(|s| format!(" \u{b7} {}", s.kernel.label())),
+        _ => None,
+    };
     html! {
-        <section class="panel log" data-testid="log">
-            <h2>{ "events" }</h2>
-            <div class="log-filters">
-                { for kinds }
-                <input type="search" placeholder="filter text" value={ui.log_text.clone()} oninput={ontext} data-testid="log-filter" />
-            </div>
-            if empty {
-                <p class="muted" data-testid="log-empty">{ format!("No events in the last {} accesses: every page they touched was mapped already.", LOG_ACCESSES) }</p>
+        <section class="panel log" data-testid={format!("log{suffix}")}>
+            <h2>{ "events" }{ kernel.unwrap_or_default() }</h2>
+            if side == Side::A {
+                <div class="log-filters">
+                    { for kinds }
+                    <input type="search" placeholder="filter text" value={ui.log_text.clone()} oninput={ontext} data-testid="log-filter" />
+                </div>
+            } else {
+                <p class="log-filters muted">{ "Filtered as the first kernel's log." }</p>
             }
-            <ol ref={list_ref} class="log-lines" data-testid="log-lines" data-lines={listed.len().to_string()} {onscroll}>
+            if empty {
+                <p class="muted" data-testid={format!("log-empty{suffix}")}>{ format!("No events in the last {} accesses: every page they touched was mapped already.", LOG_ACCESSES) }</p>
+            }
+            { notes_above(&listed, &notes, first, end) }
+            <ol ref={list_ref} class="log-lines" data-testid={format!("log-lines{suffix}")} data-lines={listed.len().to_string()} {onscroll}>
                 <li class="log-spacer" style={format!("height:{above}px")} aria-hidden="true"></li>
                 { for rows }
                 <li class="log-spacer" style={format!("height:{below}px")} aria-hidden="true"></li>

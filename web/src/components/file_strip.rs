@@ -1,6 +1,9 @@
-//! The file strip: the whole file, or the zoomed range, as one canvas row.
-//! The wheel zooms around the pointer; a drag selects a range to zoom to;
-//! a double click zooms back out. At single-page zoom, page indices show.
+//! The file strip: the whole file, or the zoomed range, as one canvas row
+//! (`strip.rs` says what it draws), with the folio inspector under it.
+//! The wheel zooms around the pointer, by a factor that follows the
+//! wheel's travel; a drag selects a range to zoom to; a double click zooms
+//! back out. Hovering inspects the column under the pointer; focused, ←
+//! and → move the inspected page. At single-page zoom, page indices show.
 //! A strip reads the view's setup, the moment and the zoom, and draws the
 //! machine the seekers hold at that moment.
 
@@ -12,11 +15,72 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use yew::prelude::*;
 
+use crate::components::inspector::Inspector;
+use crate::components::strip_legend::StripLegend;
 use crate::context::{use_handles, use_moment, use_setup, use_zoom, Moment, Zoom};
 use crate::palette;
 use crate::seekers::SeekersHandle;
 use crate::state::{Action, Built, Kept};
 use crate::strip;
+
+/// How far, in CSS pixels, a press must move before its release zooms to
+/// the range it swept: less is a click, a tap or a double click's jitter.
+const DRAG_PX: f64 = 6.0;
+
+/// Wheel travel, in pixels, that halves or doubles the pages in view: one
+/// notch of a mouse wheel (100 px in Chromium and Firefox). A trackpad's
+/// flick sends many small deltas that add up the same way, instead of
+/// each halving the view.
+const WHEEL_PX_PER_DOUBLING: f64 = 100.0;
+/// The most one wheel event may zoom by, either way.
+const WHEEL_MAX_FACTOR: f64 = 4.0;
+
+/// The factor one wheel event scales the pages in view by: more than one
+/// zooms out, less zooms in.
+fn wheel_factor(e: &WheelEvent) -> f64 {
+    let px = match e.delta_mode() {
+        WheelEvent::DOM_DELTA_LINE => e.delta_y() * 33.0,
+        WheelEvent::DOM_DELTA_PAGE => e.delta_y() * 800.0,
+        _ => e.delta_y(),
+    };
+    2f64.powf(px / WHEEL_PX_PER_DOUBLING)
+        .clamp(1.0 / WHEEL_MAX_FACTOR, WHEEL_MAX_FACTOR)
+}
+
+/// The key of a reference: the view's timelines (by address), the step
+/// and the span.
+type ReferenceKey = (usize, u64, Span);
+
+thread_local! {
+    /// The first kernel's bins at the last step drawn: its own strip's,
+    /// and what the compared strips mark their differences against.
+    static REFERENCE: RefCell<Option<(ReferenceKey, Rc<Vec<folioscope_core::Bin>>)>> =
+        const { RefCell::new(None) };
+}
+
+/// The first kernel's bins of `view` at `step`, from the cache or made
+/// and kept in it.
+fn reference_bins(
+    seekers: &SeekersHandle,
+    built: &Kept<Built>,
+    step: u64,
+    view: Span,
+) -> Rc<Vec<folioscope_core::Bin>> {
+    let key = (Rc::as_ptr(&built.0) as usize, step, view);
+    if let Some(bins) = REFERENCE.with(|r| match &*r.borrow() {
+        Some((k, bins)) if *k == key => Some(bins.clone()),
+        _ => None,
+    }) {
+        return bins;
+    }
+    let bins = Rc::new(
+        seekers
+            .0
+            .with(built, 0, step, |sim, _| sim.machine().bins(view)),
+    );
+    REFERENCE.with(|r| *r.borrow_mut() = Some((key, bins.clone())));
+    bins
+}
 
 /// The pixel buffer, reused from frame to frame.
 #[derive(Default)]
@@ -74,6 +138,9 @@ pub fn FileStrip(props: &StripProps) -> Html {
     let buffers = use_mut_ref(Buffers::default);
     let drag = use_state(|| None::<(f64, f64)>);
     let width = use_state(|| 0u32);
+    // The page the inspector names: under the pointer, or moved to with
+    // the keyboard; none, the current access's.
+    let inspect = use_state(|| None::<u64>);
 
     // Track the container's width.
     {
@@ -147,8 +214,7 @@ pub fn FileStrip(props: &StripProps) -> Html {
                     let x = e.offset_x().max(0) as u32;
                     let at = v.page_at(x.min(v.bins - 1));
                     let pages = v.pages();
-                    let factor = if e.delta_y() < 0.0 { 0.5 } else { 2.0 };
-                    let new_pages = ((pages as f64 * factor) as u64).max(8);
+                    let new_pages = ((pages as f64 * wheel_factor(e)).round() as u64).max(8);
                     let left = ((at - v.first) as f64 / pages as f64 * new_pages as f64) as u64;
                     let first = at.saturating_sub(left);
                     d.dispatch(Action::Zoom(first, first + new_pages));
@@ -157,27 +223,72 @@ pub fn FileStrip(props: &StripProps) -> Html {
             move || drop(listener)
         });
     }
-    let onmousedown = {
+    // A press starts a selection; a release more than DRAG_PX away zooms
+    // to it, a shorter one (a click or a tap) leaves the view as it is.
+    // The pointer is captured, so a release outside the strip ends the
+    // drag too.
+    let onpointerdown = {
         let drag = drag.clone();
-        Callback::from(move |e: MouseEvent| {
-            drag.set(Some((e.offset_x() as f64, e.offset_x() as f64)))
+        Callback::from(move |e: PointerEvent| {
+            if e.button() != 0 {
+                return;
+            }
+            if let Some(t) = e.target_dyn_into::<web_sys::Element>() {
+                let _ = t.set_pointer_capture(e.pointer_id());
+            }
+            let x = e.offset_x() as f64;
+            drag.set(Some((x, x)))
         })
     };
-    let onmousemove = {
+    let onpointermove = {
         let drag = drag.clone();
-        Callback::from(move |e: MouseEvent| {
+        let inspect = inspect.clone();
+        Callback::from(move |e: PointerEvent| {
             if let Some((a, _)) = *drag {
                 drag.set(Some((a, e.offset_x() as f64)));
             }
+            let v = view_of();
+            let x = (e.offset_x().max(0) as u32).min(v.bins.saturating_sub(1));
+            let page = v.page_at(x);
+            if v.pages() > 0 && *inspect != Some(page) {
+                inspect.set(Some(page));
+            }
         })
     };
-    let onmouseup = {
+    let onpointerleave = {
+        let inspect = inspect.clone();
+        Callback::from(move |_: PointerEvent| inspect.set(None))
+    };
+    // Focused, ← and → move the inspected page a column (or, zoomed in
+    // past a page a column, a page) and keep the keys from the timeline.
+    let onkeydown = {
+        let inspect = inspect.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let v = view_of();
+            let by = (v.pages() / v.bins.max(1) as u64).max(1);
+            let from = (*inspect).unwrap_or((v.first + v.end) / 2);
+            let to = match e.key().as_str() {
+                "ArrowLeft" => from.saturating_sub(by).max(v.first),
+                "ArrowRight" => (from + by).min(v.end.saturating_sub(1)),
+                "Escape" => {
+                    inspect.set(None);
+                    return;
+                }
+                _ => return,
+            };
+            e.prevent_default();
+            e.stop_propagation();
+            inspect.set(Some(to));
+        })
+    };
+    let onpointerup = {
         let drag = drag.clone();
         let d = d.clone();
-        Callback::from(move |_e: MouseEvent| {
-            if let Some((a, b)) = *drag {
+        Callback::from(move |e: PointerEvent| {
+            if let Some((a, _)) = *drag {
+                let b = e.offset_x() as f64;
                 let (x0, x1) = if a < b { (a, b) } else { (b, a) };
-                if x1 - x0 > 4.0 {
+                if x1 - x0 > DRAG_PX {
                     let v = view_of();
                     let first = v.page_at(x0.max(0.0) as u32);
                     let end = v.page_at((x1 as u32).min(v.bins)).max(first + 1);
@@ -187,11 +298,21 @@ pub fn FileStrip(props: &StripProps) -> Html {
             drag.set(None);
         })
     };
+    let onpointercancel = {
+        let drag = drag.clone();
+        Callback::from(move |_: PointerEvent| drag.set(None))
+    };
     let ondblclick = Callback::from(move |_| d.dispatch(Action::ZoomReset));
-    let selection = drag.map(|(a, b)| {
-        let (x0, x1) = if a < b { (a, b) } else { (b, a) };
-        html! { <div class="selection" style={format!("left:{x0}px;width:{}px", x1 - x0)} /> }
-    });
+    // The selection's element is always there, hidden between drags: a
+    // child that comes and goes would make Yew's unkeyed diff replace the
+    // canvas before it, leaving a blank, default-sized canvas.
+    let selection = match *drag {
+        Some((a, b)) if (a - b).abs() > DRAG_PX => {
+            let (x0, x1) = if a < b { (a, b) } else { (b, a) };
+            format!("left:{x0}px;width:{}px", x1 - x0)
+        }
+        _ => "display:none".to_string(),
+    };
     let v = view_of();
     let label = match side {
         Side::A => Some(setup.scenario.kernel.label()),
@@ -202,23 +323,31 @@ pub fn FileStrip(props: &StripProps) -> Html {
         format!(" · building the model: {}%", p.done * 100 / p.of.max(1))
     });
     let id = format!("strip{}", side.suffix());
+    let at = (*inspect).and_then(|page| {
+        let x = v.bin_of(page)?;
+        let r = v.bin_pages(x);
+        Some((r.start, r.end, page))
+    });
     html! {
         <div class="strip-wrap">
             <div class="strip-head">
-                <strong class="strip-kernel">{ label }</strong>
+                <strong class="strip-kernel">{ label.clone() }</strong>
                 <span data-testid={format!("zoom-{id}")}>{ format!("pages {}..{} of {}", v.first, v.end.saturating_sub(1), zoom.pages) }</span>
                 if setup.built.is_none() {
                     <span class="muted" data-testid={format!("building{}", side.suffix())}>{ if building.is_empty() { " · building the model".to_string() } else { building } }</span>
                 } else {
-                    <span class="muted">{ " wheel: zoom · drag: select · double-click: whole file" }</span>
+                    <span class="muted">{ " wheel: zoom · drag: select · double-click: whole file · hover: inspect" }</span>
                 }
             </div>
             <div class="strip-canvas">
                 <canvas ref={canvas_ref} data-testid={id} height={strip::HEIGHT.to_string()}
-                    {onmousedown} {onmousemove} {onmouseup} {ondblclick} />
-                { for selection }
+                    style={format!("height:{}px", strip::HEIGHT)} tabindex="0"
+                    aria-label={format!("file strip of {label}: pages by state and folio order; arrow keys inspect a page")}
+                    {onpointerdown} {onpointermove} {onpointerup} {onpointercancel} {onpointerleave} {ondblclick} {onkeydown} />
+                <div class="selection" style={selection} />
             </div>
-            if side == Side::A { <Legend /> }
+            <Inspector {side} {at} />
+            if side == Side::A { <StripLegend /> }
         </div>
     }
 }
@@ -243,9 +372,13 @@ fn draw_waiting(canvas_ref: &NodeRef, width: u32) {
         .flatten()
         .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
     {
-        let [r, g, b] = palette::UNCACHED;
-        ctx.set_fill_style_str(&format!("rgb({r},{g},{b})"));
-        ctx.fill_rect(0.0, 0.0, w as f64, strip::HEIGHT as f64);
+        ctx.set_fill_style_str(&palette::css(palette::current().uncached));
+        ctx.fill_rect(
+            0.0,
+            strip::FOLIO_TOP as f64,
+            w as f64,
+            (strip::FOLIO_BOTTOM - strip::FOLIO_TOP) as f64,
+        );
     }
 }
 
@@ -291,53 +424,61 @@ fn draw(
     } else {
         &[]
     };
+    let palette = palette::current();
     let mut b = buffers.borrow_mut();
+    // The first kernel's bins at this step, made once a step for every
+    // strip that needs them: its own strip between accesses, and the
+    // compared strips, which mark the columns they hold differently.
+    let comparing = built.sides.len() > 1;
+    let first_bins = ((side == Side::A && overlay.is_empty()) || (side != Side::A && comparing))
+        .then(|| reference_bins(seekers, built, step, view));
     seekers.0.with(built, side.index(), step, |sim, _log| {
         // The page the last access touched, where the cursor stands.
         let cfg = sim.config();
-        let cursor_page = (step > 0)
+        let cursor = (step > 0)
             .then(|| {
                 cfg.pattern
                     .access(step - 1, cfg.file_size, cfg.page_size.bytes())
             })
             .and_then(|a| sim.machine().page_of(&a));
-        strip::render(sim.machine(), view, cursor_page, overlay, &mut b.rgba);
+        match (&first_bins, side) {
+            // Between accesses, the first kernel's strip is its bins.
+            (Some(bins), Side::A) => {
+                let marks = strip::Marks {
+                    cursor,
+                    reference: None,
+                };
+                let ra = Some(sim.machine().ra());
+                strip::paint(bins, view, ra, marks, &palette, &mut b.rgba);
+            }
+            (reference, _) => {
+                let marks = strip::Marks {
+                    cursor,
+                    reference: reference.as_deref().map(Vec::as_slice),
+                };
+                strip::render(sim.machine(), view, overlay, marks, &palette, &mut b.rgba);
+            }
+        }
     });
     if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.rgba), w, strip::HEIGHT)
     {
         let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
-    // Page indices once single pages are wide enough to label.
+    // Page indices once single pages are wide enough to hold the longest
+    // (about 6 px a digit at 10 px), at the foot of the folio band, in
+    // black or white after what is under them.
     let pages = view.pages();
-    if pages > 0 && (w as u64) / pages >= 24 {
+    let digits = view.end.max(1).ilog10() as u64 + 1;
+    if pages > 0 && (w as u64) / pages >= 6 * digits + 6 {
         ctx.set_font("10px sans-serif");
-        ctx.set_fill_style_str("#ffffff");
+        let y = strip::FOLIO_BOTTOM - 3;
         for p in view.first..view.end {
             if let Some(x) = view.bin_of(p) {
-                let _ = ctx.fill_text(&p.to_string(), x as f64 + 2.0, 42.0);
+                let i = ((y * w + (x + 3).min(w - 1)) * 4) as usize;
+                let under = [b.rgba[i], b.rgba[i + 1], b.rgba[i + 2]];
+                ctx.set_fill_style_str(strip::label_colour(under));
+                let _ = ctx.fill_text(&p.to_string(), x as f64 + 3.0, y as f64);
             }
         }
-    }
-}
-
-#[component]
-fn Legend() -> Html {
-    let swatch = |css: String, label: String| {
-        html! { <span class="swatch"><i style={format!("background:{css}")}></i>{ label }</span> }
-    };
-    let rgb = |c: [u8; 3]| format!("rgb({},{},{})", c[0], c[1], c[2]);
-    html! {
-        <div class="legend" data-testid="legend">
-            { for (0..=9u8).map(|o| swatch(palette::order_css(o), format!("order {o}"))) }
-            { swatch(rgb(palette::UNCACHED), "not cached".into()) }
-            { swatch(rgb(palette::LOCKED), "under I/O".into()) }
-            { swatch(rgb(palette::NOT_UPTODATE), "not uptodate (fallocated)".into()) }
-            { swatch(rgb(palette::READAHEAD), "PG_readahead".into()) }
-            { swatch(rgb(palette::PTE), "PTE-mapped".into()) }
-            { swatch(rgb(palette::PMD), "PMD-mapped".into()) }
-            { swatch(rgb(palette::WINDOW), "ra window".into()) }
-            { swatch(rgb(palette::WINDOW_ASYNC), "async part".into()) }
-            { swatch(rgb(palette::CURSOR), "current access".into()) }
-        </div>
     }
 }

@@ -1,6 +1,7 @@
 //! Plots of the run: cumulative major faults, MB read and `mmap_miss`
 //! against the access number, with the MMAP_LOTSAMISS line and a marker
-//! at the current step. In compare mode the second kernel is dashed.
+//! at the current step. Each kernel has its line (the second dashed, the
+//! third dotted), and the legend names them.
 
 use std::rc::Rc;
 
@@ -135,11 +136,30 @@ fn PlotCursor(props: &PlotCursorProps) -> Html {
     }
 }
 
+/// The lines' kernels: a sample of each line's style, and its label.
+#[component]
+fn PlotLegend() -> Html {
+    let setup = use_setup();
+    let labels = std::iter::once(setup.scenario.kernel.label())
+        .chain(setup.compare.iter().map(|k| k.label()));
+    html! {
+        <div class="legend plot-legend" data-testid="plot-legend">
+            { for labels.zip(["series-a", "series-b", "series-c"]).map(|(label, class)| html! {
+                <span class="swatch">
+                    <svg width="28" height="10" aria-hidden="true"><line x1="1" x2="27" y1="5" y2="5" class={class} /></svg>
+                    { label }
+                </span>
+            }) }
+        </div>
+    }
+}
+
 #[component]
 pub fn Plots() -> Html {
     html! {
         <section class="panel plots" data-testid="plots">
             <h2>{ "against the access number" }</h2>
+            <PlotLegend />
             <div class="plot-row">
                 <Plot title="major faults (cumulative)" id="plot-major" which={0} />
                 <Plot title="MB read (cumulative)" id="plot-mb" which={1} />

@@ -76,6 +76,7 @@ fn draw(canvas_ref: &NodeRef, p: &Kept<ProbeOverlay>, zoom: Zoom) {
         end: zoom.end.min(p.real.len() as u64),
         bins: w,
     };
+    let palette = palette::current();
     let mut rgba = vec![255u8; (w * HEIGHT * 4) as usize];
     let mut put = |x: u32, y0: u32, y1: u32, rgb: [u8; 3]| {
         for y in y0..y1 {
@@ -101,12 +102,12 @@ fn draw(canvas_ref: &NodeRef, p: &Kept<ProbeOverlay>, zoom: Zoom) {
             .filter(|(_, n)| **n > 0)
             .max_by_key(|(o, n)| (**n, *o))
         {
-            Some((o, _)) => palette::order_rgb(o as u8),
-            None => palette::UNCACHED,
+            Some((o, _)) => palette.order(o as u8),
+            None => palette.uncached,
         };
         put(x, 4, 30, rgb);
         if differs {
-            put(x, 32, 40, palette::DIFF);
+            put(x, 32, 40, palette.differs);
         }
     }
     if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), w, HEIGHT) {

@@ -1,20 +1,15 @@
-//! `file_ra_state` and the running counters of one run, with `mmap_miss`
-//! as a gauge against MMAP_LOTSAMISS and the cause of its last change.
-//! Inside an access, the events applied so far are added in.
+//! `file_ra_state` and the running counters of each kernel on screen,
+//! side by side, with `mmap_miss` as a gauge against MMAP_LOTSAMISS and
+//! the cause of its last change. Inside an access, the events applied so
+//! far are added in. In compare mode every figure that differs between
+//! the kernels is marked, in each panel, with the first kernel's value.
 
-use folioscope_core::{Event, MissCause, Picture, MMAP_LOTSAMISS};
+use folioscope_core::{Event, MissCause, Picture, Simulation, MMAP_LOTSAMISS};
 use yew::prelude::*;
-
-use folioscope_core::Simulation;
 
 use crate::components::file_strip::Side;
 use crate::context::{use_handles, use_moment, use_setup};
 use crate::seekers::Log;
-
-#[derive(Properties, PartialEq)]
-pub struct RaProps {
-    pub side: Side,
-}
 
 fn cause_text(c: MissCause) -> String {
     match c {
@@ -27,36 +22,55 @@ fn cause_text(c: MissCause) -> String {
     }
 }
 
-#[component]
-pub fn RaPanel(props: &RaProps) -> Html {
-    let setup = use_setup();
-    let moment = use_moment();
-    let seekers = use_handles().seekers;
-    let side = props.side.index();
-    let Some(built) = setup.built.clone().filter(|b| side < b.sides.len()) else {
-        return html! { <div class="panels building"></div> };
-    };
-    let overlay: &[Event] = if side == 0 {
-        moment.applied_events()
-    } else {
-        &[]
-    };
-    let (step, len, suffix) = (moment.step, setup.len, props.side.suffix());
-    seekers.0.with(&built, side, step, |sim, log| {
-        panels(sim, log, overlay, step, len, &suffix)
-    })
+/// One figure of a panel: its label, the test id of its value, and the
+/// value as shown; `sparse` figures are left out where every kernel has
+/// none.
+#[derive(Clone, PartialEq)]
+struct Figure {
+    name: &'static str,
+    id: &'static str,
+    value: String,
+    sparse: bool,
+}
+
+/// What one kernel's panels show.
+#[derive(Clone, PartialEq)]
+struct Panels {
+    ra: Vec<Figure>,
+    mmap_miss: u16,
+    cause: String,
+    counters: Vec<Figure>,
+    /// The read path's section: its title and figures.
+    read_path: Option<(&'static str, Vec<Figure>)>,
+    inside: bool,
+}
+
+fn figure(name: &'static str, id: &'static str, value: String) -> Figure {
+    Figure {
+        name,
+        id,
+        value,
+        sparse: false,
+    }
+}
+
+/// A figure shown only where some kernel has one.
+fn sparse(name: &'static str, id: &'static str, v: u64) -> Figure {
+    Figure {
+        name,
+        id,
+        value: v.to_string(),
+        sparse: true,
+    }
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / 1048576.0)
 }
 
 /// The panels of a simulation standing at `step` of `len`, with `overlay`,
 /// the events applied inside the next access.
-fn panels(
-    sim: &Simulation,
-    log: &Log,
-    overlay: &[Event],
-    step: u64,
-    len: u64,
-    suffix: &str,
-) -> Html {
+fn panels(sim: &Simulation, log: &Log, overlay: &[Event], step: u64, len: u64) -> Panels {
     let m = sim.machine();
     let c = m.counters();
     // The machine before the access, and what its first events did.
@@ -66,93 +80,207 @@ fn panels(
     }
     let ra = picture.ra();
     let fig = picture.figures();
-    let mut last_cause = log.lines.iter().rev().find_map(|l| match l.event {
+    let miss_change = |e: &Event| match *e {
         Event::MmapMiss {
             old, new, cause, ..
         } => Some((old, new, cause)),
         _ => None,
-    });
-    if let Some(cause) = overlay.iter().rev().find_map(|e| match *e {
-        Event::MmapMiss {
-            old, new, cause, ..
-        } => Some((old, new, cause)),
-        _ => None,
-    }) {
-        last_cause = Some(cause);
-    }
+    };
+    let last_cause = overlay
+        .iter()
+        .rev()
+        .find_map(miss_change)
+        .or_else(|| log.lines.iter().rev().find_map(|l| miss_change(&l.event)));
     let stats = m.lookups();
+    let read_path = sim.config().pattern.uses_read().then(|| {
+        let title = if m.backing().is_tmpfs() {
+            "shmem_file_read_iter"
+        } else {
+            "filemap_read"
+        };
+        (
+            title,
+            vec![
+                figure("loop turns", "rp-turns", c.read_iterations.to_string()),
+                sparse("shmem_get_folio", "rp-sgf", c.shmem_get_folio),
+                sparse("get_folios_contig", "rp-contig", c.get_folios_contig),
+                figure("xas_load", "rp-load", stats.xas_load.to_string()),
+                figure("xas_next", "rp-next", stats.xas_next.to_string()),
+                figure(
+                    "folio get / put",
+                    "rp-refs",
+                    format!("{} / {}", c.folio_get, c.folio_put),
+                ),
+                figure(
+                    "folio lock / unlock",
+                    "rp-locks",
+                    format!("{} / {}", c.folio_lock, c.folio_unlock),
+                ),
+                figure("MB from folios", "rp-data", mb(fig.bytes_copied)),
+                figure("MB zero-page copy", "rp-zero", mb(fig.bytes_zero_copied)),
+                figure("MB clear_user", "rp-clear", mb(fig.bytes_cleared)),
+                sparse("read errors", "rp-errors", fig.read_errors),
+            ],
+        )
+    });
+    Panels {
+        ra: vec![
+            figure("start", "ra-start", ra.start.to_string()),
+            figure("size", "ra-size", ra.size.to_string()),
+            figure("async_size", "ra-async", ra.async_size.to_string()),
+            figure("ra_pages", "ra-pages", ra.ra_pages.to_string()),
+            figure("order", "ra-order", ra.order.to_string()),
+            figure("prev_pos", "ra-prev", ra.prev_pos.to_string()),
+        ],
+        mmap_miss: ra.mmap_miss,
+        cause: match last_cause {
+            Some((o, n, cause)) => format!("last change {o}\u{2192}{n}: {}", cause_text(cause)),
+            None => "no recent change".into(),
+        },
+        counters: vec![
+            figure("accesses", "step", format!("{step} / {len}")),
+            figure("major faults", "major", fig.major_faults.to_string()),
+            figure("minor faults", "minor", fig.minor_faults.to_string()),
+            figure("MB read", "mb-read", mb(fig.bytes_read)),
+            figure("read I/Os", "ios", fig.read_ios.to_string()),
+            figure(
+                "xarray node visits",
+                "visits",
+                stats.node_visits.to_string(),
+            ),
+        ],
+        read_path,
+        inside: !overlay.is_empty(),
+    }
+}
+
+/// The panels of every kernel on screen, side by side.
+#[component]
+pub fn RaRow() -> Html {
+    let setup = use_setup();
+    let moment = use_moment();
+    let seekers = use_handles().seekers;
+    let sides = setup.compare.len() + 1;
+    let columns = ["one", "two", "three"].get(sides - 1).copied();
+    let Some(built) = setup.built.clone() else {
+        return html! {
+            <div class={classes!("ra-row", columns)}>
+                { for (0..sides).map(|_| html! { <div class="panels building"></div> }) }
+            </div>
+        };
+    };
+    let (step, len) = (moment.step, setup.len);
+    let all: Vec<Panels> = (0..built.sides.len().min(sides))
+        .map(|i| {
+            // Inside an access, the first kernel's events are applied.
+            let overlay: &[Event] = if i == 0 { moment.applied_events() } else { &[] };
+            seekers.0.with(&built, i, step, |sim, log| {
+                panels(sim, log, overlay, step, len)
+            })
+        })
+        .collect();
+    let labels: Vec<String> = built.sides.iter().map(|s| s.kernel.label()).collect();
+    html! {
+        <div class={classes!("ra-row", columns)}>
+            { for all.iter().enumerate().map(|(i, p)| panel_html(i, p, &all, &labels)) }
+        </div>
+    }
+}
+
+/// Kernel `i`'s panels; a figure that differs from another kernel's is
+/// marked, with the first kernel's value (or, in the first kernel's
+/// panel, the others').
+fn panel_html(i: usize, p: &Panels, all: &[Panels], labels: &[String]) -> Html {
+    let side = if i == 0 {
+        Side::A
+    } else {
+        Side::Compared(i - 1)
+    };
+    let suffix = side.suffix();
+    // The same figure in the other kernels' panels.
+    let others = |pick: &dyn Fn(&Panels) -> Option<String>| -> Vec<(String, String)> {
+        all.iter()
+            .enumerate()
+            .filter(|&(j, _)| (i == 0 && j != 0) || (i != 0 && j == 0))
+            .filter_map(|(j, q)| pick(q).map(|v| (labels[j].clone(), v)))
+            .collect()
+    };
+    let row = |f: &Figure, others: Vec<(String, String)>| {
+        let differ: Vec<String> = others
+            .iter()
+            .filter(|(_, v)| *v != f.value)
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        let title = (!differ.is_empty()).then(|| format!("differs: {}", differ.join(", ")));
+        let class = classes!("field", title.is_some().then_some("differs"));
+        html! {
+            <div {class} {title}>
+                <span class="name">{ f.name }</span>
+                <span class="value" data-testid={format!("{}{suffix}", f.id)}>{ f.value.clone() }</span>
+            </div>
+        }
+    };
+    let section = |figs: &[Figure], pick: &dyn Fn(&Panels) -> Option<&Vec<Figure>>| {
+        figs.iter()
+            .enumerate()
+            .filter(|(k, f)| {
+                !f.sparse
+                    || all.iter().any(|q| {
+                        pick(q)
+                            .and_then(|v| v.get(*k))
+                            .is_some_and(|g| g.value != "0")
+                    })
+            })
+            .map(|(k, f)| {
+                row(
+                    f,
+                    others(&|q| pick(q).and_then(|v| v.get(k)).map(|g| g.value.clone())),
+                )
+            })
+            .collect::<Html>()
+    };
     // The gauge spans 0..=2×MMAP_LOTSAMISS, the line sits in the middle.
     let full = 2.0 * MMAP_LOTSAMISS as f64;
-    let pct = (ra.mmap_miss as f64 / full * 100.0).min(100.0);
-    let over = ra.mmap_miss > MMAP_LOTSAMISS;
-    let field = |name: &'static str, id: &str, v: String| {
-        html! { <div class="field"><span class="name">{ name }</span><span class="value" data-testid={format!("{id}{suffix}")}>{ v }</span></div> }
-    };
-    let inside = !overlay.is_empty();
-    let reads = sim.config().pattern.uses_read();
-    let count = |name: &'static str, id: &str, v: u64| {
-        if v == 0 {
-            html! {}
-        } else {
-            field(name, id, v.to_string())
-        }
-    };
-    let read_path = reads.then(|| {
-        html! {
-            <section class="panel">
-                <h2>{ if m.backing().is_tmpfs() { "shmem_file_read_iter" } else { "filemap_read" } }</h2>
-                { field("loop turns", "rp-turns", c.read_iterations.to_string()) }
-                { count("shmem_get_folio", "rp-sgf", c.shmem_get_folio) }
-                { count("get_folios_contig", "rp-contig", c.get_folios_contig) }
-                { field("xas_load", "rp-load", stats.xas_load.to_string()) }
-                { field("xas_next", "rp-next", stats.xas_next.to_string()) }
-                { field("folio get / put", "rp-refs", format!("{} / {}", c.folio_get, c.folio_put)) }
-                { field("folio lock / unlock", "rp-locks", format!("{} / {}", c.folio_lock, c.folio_unlock)) }
-                { field("MB from folios", "rp-data", format!("{:.1}", fig.bytes_copied as f64 / 1048576.0)) }
-                { field("MB zero-page copy", "rp-zero", format!("{:.1}", fig.bytes_zero_copied as f64 / 1048576.0)) }
-                { field("MB clear_user", "rp-clear", format!("{:.1}", fig.bytes_cleared as f64 / 1048576.0)) }
-                { count("read errors", "rp-errors", fig.read_errors) }
-            </section>
-        }
-    });
+    let pct = (p.mmap_miss as f64 / full * 100.0).min(100.0);
+    let over = p.mmap_miss > MMAP_LOTSAMISS;
+    let miss_others = others(&|q| Some(q.mmap_miss.to_string()));
+    let miss_differs = miss_others
+        .iter()
+        .any(|(_, v)| *v != p.mmap_miss.to_string());
+    // In compare mode the panels name their kernel: on a narrow page
+    // they wrap, and their place no longer says whose they are.
+    let kernel = (labels.len() > 1).then(|| labels.get(i)).flatten();
     html! {
         <div class="panels">
+            if let Some(k) = kernel {
+                <h2 class="panels-kernel" data-testid={format!("ra-kernel{suffix}")}>{ k }</h2>
+            }
             <section class="panel">
-                <h2>{ "file_ra_state" }{ if inside { " (inside the access)" } else { "" } }</h2>
-                { field("start", "ra-start", ra.start.to_string()) }
-                { field("size", "ra-size", ra.size.to_string()) }
-                { field("async_size", "ra-async", ra.async_size.to_string()) }
-                { field("ra_pages", "ra-pages", ra.ra_pages.to_string()) }
-                { field("order", "ra-order", ra.order.to_string()) }
-                { field("prev_pos", "ra-prev", ra.prev_pos.to_string()) }
-                <div class="gauge" title="mmap_miss against MMAP_LOTSAMISS (100)">
+                <h2>{ "file_ra_state" }{ if p.inside { " (inside the access)" } else { "" } }</h2>
+                { section(&p.ra, &|q| Some(&q.ra)) }
+                <div class={classes!("gauge", miss_differs.then_some("differs"))} title="mmap_miss against MMAP_LOTSAMISS (100)">
                     <span class="name">{ "mmap_miss" }</span>
                     <div class="gauge-bar">
                         <div class={classes!("gauge-fill", over.then_some("over"))} style={format!("width:{pct:.1}%")} />
                         <div class="gauge-line" title="MMAP_LOTSAMISS" />
                     </div>
-                    <span class="value" data-testid={format!("mmap-miss{suffix}")}>{ ra.mmap_miss }</span>
+                    <span class="value" data-testid={format!("mmap-miss{suffix}")}>{ p.mmap_miss }</span>
                 </div>
-                <div class="cause muted" data-testid={format!("miss-cause{suffix}")}>
-                    { match last_cause {
-                        Some((o, n, cause)) => format!("last change {o}\u{2192}{n}: {}", cause_text(cause)),
-                        None => "no recent change".into(),
-                    } }
-                </div>
+                <div class="cause muted" data-testid={format!("miss-cause{suffix}")}>{ p.cause.clone() }</div>
             </section>
             <section class="panel">
                 <h2>{ "counters" }</h2>
-                { field("accesses", "step", format!("{step} / {len}")) }
-                { field("major faults", "major", fig.major_faults.to_string()) }
-                { field("minor faults", "minor", fig.minor_faults.to_string()) }
-                { field("MB read", "mb-read", format!("{:.1}", fig.bytes_read as f64 / 1048576.0)) }
-                { field("read I/Os", "ios", fig.read_ios.to_string()) }
-                { field("xarray node visits", "visits", stats.node_visits.to_string()) }
-                if inside {
+                { section(&p.counters, &|q| Some(&q.counters)) }
+                if p.inside {
                     <p class="muted" data-testid={format!("lookups-note{suffix}")}>{ "Lookups, references and locks carry no events: they are the counts before this access." }</p>
                 }
             </section>
-            { read_path.unwrap_or_default() }
+            if let Some((title, figs)) = &p.read_path {
+                <section class="panel">
+                    <h2>{ *title }</h2>
+                    { section(figs, &|q| q.read_path.as_ref().map(|(_, v)| v)) }
+                </section>
+            }
         </div>
     }
 }

@@ -74,7 +74,7 @@ pub fn RealStrip() -> Html {
                 lane = real_lane::lane(&real, model, view);
             });
             let mut buf = Vec::new();
-            real_lane::paint(&lane, view, cursor, &mut buf);
+            real_lane::paint(&lane, view, cursor, &crate::palette::current(), &mut buf);
             let img =
                 ImageData::new_with_u8_clamped_array_and_sh(Clamped(&buf), w, real_lane::HEIGHT);
             if let (Ok(Some(ctx)), Ok(img)) = (canvas.get_context("2d"), img) {

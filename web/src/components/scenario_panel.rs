@@ -2,7 +2,10 @@
 //! of parameters (`folioscope_scenario::params`): its label, control,
 //! formatter and parser. Any change re-runs the model at once; a bad
 //! value shows a banner naming the field and keeps the last good state.
+//! Every kernel on screen has its variant's description and its patch
+//! toggles, each with what it changes and where it comes from.
 
+use folioscope_core::{Kernel, Patch};
 use folioscope_scenario::link::MAX_KERNELS;
 use folioscope_scenario::params::{self, kernel_choices, Control, Param, PARAMS};
 use folioscope_scenario::{describe, parse};
@@ -33,6 +36,58 @@ fn select(
     }
 }
 
+/// A kernel's variant in words, and its patch toggles, each with what it
+/// changes and where it comes from; `suffix` tells a compared kernel's
+/// test ids (`b-`, `c-`) apart, and `onchange` gets the kernel with a
+/// patch toggled. The toggles fold away under their count, since the
+/// descriptions are long.
+fn patch_toggles(k: &Kernel, suffix: &str, onchange: Callback<Kernel>) -> Html {
+    let on = Patch::ALL.iter().filter(|p| k.has(**p)).count();
+    let toggles = Patch::ALL.iter().map(|&p| {
+        let has = k.has(p);
+        let (k, onchange) = (k.clone(), onchange.clone());
+        let toggle = Callback::from(move |_| onchange.emit(parse::with_toggles(&k, &[(p, !has)])));
+        html! {
+            <div class="patch-row">
+                <label class="patch">
+                    <input type="checkbox" checked={has} onchange={toggle} data-testid={format!("patch-{suffix}{}", p.name())} />{ p.name() }
+                </label>
+                <div class="patch-desc">
+                    { describe::patch(p) }
+                    if let Some(b) = describe::patch_behaviour(p) { { format!("; {b}") } }
+                    { " \u{2014} " }{ source(describe::patch_source(p)) }
+                </div>
+            </div>
+        }
+    });
+    html! {
+        <>
+            <p class="kernel-desc" data-testid={format!("variant-desc{}", suffix.trim_end_matches('-').chars().next().map(|c| format!("-{c}")).unwrap_or_default())}>
+                { describe::variant(k.variant) }
+            </p>
+            <details class="patches" data-testid={format!("patches{}", suffix.trim_end_matches('-').chars().next().map(|c| format!("-{c}")).unwrap_or_default())}>
+                <summary>{ format!("patches of {} ({on} on)", k.label()) }</summary>
+                { for toggles }
+            </details>
+        </>
+    }
+}
+
+/// A patch's source, with its links as links.
+fn source(text: &'static str) -> Html {
+    text.split(", ")
+        .enumerate()
+        .map(|(i, part)| {
+            let sep = if i > 0 { ", " } else { "" };
+            let url = part.find("https://").map(|at| &part[at..]);
+            match url {
+                Some(u) => html! { <>{ sep }{ &part[..part.len() - u.len()] }<a href={u} target="_blank" rel="noopener">{ u }</a></> },
+                None => html! { <>{ sep }{ part }</> },
+            }
+        })
+        .collect()
+}
+
 #[component]
 pub fn ScenarioPanel() -> Html {
     let d = use_handles().dispatch;
@@ -45,22 +100,19 @@ pub fn ScenarioPanel() -> Html {
             Err(message) => d.dispatch(Action::Reject(p.label.into(), message)),
         })
     };
-    let patches = || {
-        folioscope_core::Patch::ALL.iter().map(|p| {
-            let p = *p;
-            let on = s.kernel.has(p);
-            let (d, s) = (d.clone(), s.clone());
-            let onchange = Callback::from(move |_| {
+    // The first kernel's patches change the scenario; a compared
+    // kernel's, that kernel.
+    let first_patches = {
+        let (d, s) = (d.clone(), s.clone());
+        patch_toggles(
+            &s.kernel.clone(),
+            "",
+            Callback::from(move |k: Kernel| {
                 let mut next = s.clone();
-                next.kernel = parse::with_toggles(&next.kernel, &[(p, !on)]);
+                next.kernel = k;
                 d.dispatch(Action::Apply(next));
-            });
-            html! {
-                <label class="patch" title={format!("{} ({})", describe::patch(p), describe::patch_source(p))}>
-                    <input type="checkbox" checked={on} {onchange} data-testid={format!("patch-{}", p.name())} />{ p.name() }
-                </label>
-            }
-        })
+            }),
+        )
     };
     // One select for each kernel compared with the first, and one more
     // to add a kernel while there is room.
@@ -78,22 +130,40 @@ pub fn ScenarioPanel() -> Html {
                 .chain(kernel_choices(&base))
                 .collect();
             let d = d.clone();
-            let onchange = Callback::from(move |label: String| {
-                let kernel = parse::parse_kernel_label(&label).ok();
-                d.dispatch(Action::CompareWith(place, kernel))
-            });
+            let onchange = {
+                let d = d.clone();
+                Callback::from(move |label: String| {
+                    let kernel = parse::parse_kernel_label(&label).ok();
+                    d.dispatch(Action::CompareWith(place, kernel))
+                })
+            };
             let id = match place {
                 0 => "p-compare".to_string(),
                 n => format!("p-compare-{}", n + 1),
             };
-            select(
-                "compare with",
-                "Another kernel, run on the same scenario side by side.",
-                id,
-                &value,
-                options,
-                onchange,
-            )
+            let chosen = (!value.is_empty()).then(|| {
+                let suffix = format!("{}-", (b'b' + place as u8) as char);
+                patch_toggles(
+                    &base,
+                    &suffix,
+                    Callback::from(move |k: Kernel| {
+                        d.dispatch(Action::CompareWith(place, Some(k)))
+                    }),
+                )
+            });
+            html! {
+                <>
+                    { select(
+                        "compare with",
+                        "Another kernel, run on the same scenario side by side.",
+                        id,
+                        &value,
+                        options,
+                        onchange,
+                    ) }
+                    { chosen.unwrap_or_default() }
+                </>
+            }
         })
         .collect::<Html>();
     let control = |p: &'static Param| {
@@ -116,7 +186,7 @@ pub fn ScenarioPanel() -> Html {
             Control::Kernel => html! {
                 <>
                     { select(p.label, p.help, id, &value, kernel_choices(&s.kernel), apply(p)) }
-                    <div class="patches"><span class="label">{ "patches" }</span>{ for patches() }</div>
+                    { first_patches.clone() }
                     { compare.clone() }
                 </>
             },

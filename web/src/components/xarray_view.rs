@@ -4,7 +4,9 @@
 //! nodes grey; a mark the model set shows as a square in the slot's
 //! corner. The page cache's marks (PAGECACHE_TAG_DIRTY, _WRITEBACK,
 //! _TOWRITE) come from writes and writeback, so a read-only workload sets
-//! none, and the legend says so. Hovering a slot names its folio.
+//! none, and the legend says so. Hovering a slot names its folio. In
+//! compare mode each kernel has its view, and a node whose slots differ
+//! from the first kernel's node at the same place is marked.
 
 use folioscope_core::{NodeView, Slot};
 use std::rc::Rc;
@@ -12,12 +14,69 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use crate::components::file_strip::Side;
 use crate::context::{use_handles, use_moment, use_setup, use_zoom};
 use crate::palette;
 use crate::xa_pixels;
 
 /// Nodes shown at most.
 const MAX_NODES: usize = 12;
+
+/// A tree's key: the view's timelines (by address), the kernel, the step
+/// and the range.
+type TreeKey = (usize, usize, u64, u64, u64);
+
+/// A view's tree, and the first kernel's to mark differences against.
+type Trees = (
+    Option<Rc<folioscope_core::XaTree>>,
+    Option<Rc<folioscope_core::XaTree>>,
+);
+
+/// Whether the element is in sight, or within a screen's margin of it,
+/// as an IntersectionObserver tells; true until it first says otherwise.
+#[hook]
+fn use_in_sight(node: &NodeRef) -> bool {
+    let in_sight = use_state(|| true);
+    {
+        let (node, in_sight) = (node.clone(), in_sight.clone());
+        use_effect_with((), move |_| {
+            let callback = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(
+                move |entries: js_sys::Array| {
+                    if let Some(e) = entries
+                        .iter()
+                        .last()
+                        .and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
+                    {
+                        in_sight.set(e.is_intersecting());
+                    }
+                },
+            );
+            let options = web_sys::IntersectionObserverInit::new();
+            options.set_root_margin("100% 0px");
+            let observer = web_sys::IntersectionObserver::new_with_options(
+                callback.as_ref().unchecked_ref(),
+                &options,
+            )
+            .ok();
+            if let (Some(o), Some(el)) = (&observer, node.cast::<web_sys::Element>()) {
+                o.observe(&el);
+            }
+            move || {
+                if let Some(o) = observer {
+                    o.disconnect();
+                }
+                drop(callback);
+            }
+        });
+    }
+    *in_sight
+}
+
+thread_local! {
+    /// The trees made for the step on screen, one per kernel.
+    static TREES: std::cell::RefCell<Vec<(TreeKey, Rc<folioscope_core::XaTree>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// What a slot holds, in words, for the hover line.
 fn describe(n: &NodeView, off: usize) -> String {
@@ -102,10 +161,21 @@ fn draw_slots(canvas_ref: &NodeRef, n: &NodeView) {
     else {
         return;
     };
-    let mut rgba = vec![0u8; xa_pixels::WIDTH * xa_pixels::HEIGHT * 4];
-    xa_pixels::render(n, &mut rgba);
+    // One buffer for every node's pixels, reused.
+    thread_local! {
+        static RGBA: std::cell::RefCell<Vec<u8>> =
+            std::cell::RefCell::new(vec![0u8; xa_pixels::WIDTH * xa_pixels::HEIGHT * 4]);
+    }
+    RGBA.with(|rgba| {
+        let mut rgba = rgba.borrow_mut();
+        xa_pixels::render(n, &palette::current(), &mut rgba);
+        put(&ctx, &rgba);
+    });
+}
+
+fn put(ctx: &web_sys::CanvasRenderingContext2d, rgba: &[u8]) {
     if let Ok(img) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
-        wasm_bindgen::Clamped(&rgba),
+        wasm_bindgen::Clamped(rgba),
         xa_pixels::WIDTH as u32,
         xa_pixels::HEIGHT as u32,
     ) {
@@ -113,24 +183,95 @@ fn draw_slots(canvas_ref: &NodeRef, n: &NodeView) {
     }
 }
 
+#[derive(Properties, PartialEq)]
+pub struct XarrayProps {
+    pub side: Side,
+}
+
 #[component]
-pub fn XarrayView() -> Html {
+pub fn XarrayView(props: &XarrayProps) -> Html {
     let setup = use_setup();
     let moment = use_moment();
     let zoom = use_zoom();
     let seekers = use_handles().seekers;
-    let tree = setup.built.as_ref().map(|built| {
-        seekers.0.with(built, 0, moment.step, |sim, _| {
-            sim.machine().xa_tree(zoom.first, zoom.end, MAX_NODES)
+    let side = props.side;
+    let suffix = side.suffix();
+    let built = setup
+        .built
+        .as_ref()
+        .filter(|b| side.index() < b.sides.len());
+    let tree_of = |i: usize| {
+        built.map(|built| {
+            // Each kernel's tree of this step and range is made once, for
+            // its own view and, the first kernel's, for the others to mark
+            // their differences against.
+            let key = (
+                Rc::as_ptr(&built.0) as usize,
+                i,
+                moment.step,
+                zoom.first,
+                zoom.end,
+            );
+            if let Some(t) = TREES.with(|t| {
+                t.borrow()
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, t)| t.clone())
+            }) {
+                return t;
+            }
+            let t = Rc::new(seekers.0.with(built, i, moment.step, |sim, _| {
+                sim.machine().xa_tree(zoom.first, zoom.end, MAX_NODES)
+            }));
+            TREES.with(|trees| {
+                let mut trees = trees.borrow_mut();
+                trees.retain(|(k, _)| k.0 == key.0 && k.2 == key.2 && (k.3, k.4) == (key.3, key.4));
+                trees.push((key, t.clone()));
+            });
+            t
         })
+    };
+    // The trees are made only while the view is in sight (or about to
+    // be): out of sight it keeps what it last showed, so that a jump does
+    // not pay for trees nobody sees. The first kernel's nodes come too, to
+    // mark where another kernel's differ.
+    let section_ref = use_node_ref();
+    let in_sight = use_in_sight(&section_ref);
+    let shown = use_mut_ref(|| None::<(usize, Trees)>);
+    let view_key = built.map_or(0, |b| Rc::as_ptr(&b.0) as usize);
+    let stale = shown
+        .borrow()
+        .as_ref()
+        .filter(|(k, _)| !in_sight && *k == view_key)
+        .map(|(_, t)| t.clone());
+    let (tree, first) = stale.unwrap_or_else(|| {
+        let trees = (
+            tree_of(side.index()),
+            (side != Side::A).then(|| tree_of(0)).flatten(),
+        );
+        *shown.borrow_mut() = Some((view_key, trees.clone()));
+        trees
     });
-    let tree = tree.unwrap_or(folioscope_core::XaTree {
-        nodes: Vec::new(),
-        more: false,
-        node_count: 0,
-        height: 0,
-        any_mark: false,
-        nrpages: 0,
+    let differs = |n: &NodeView| {
+        first.as_ref().is_some_and(|t| {
+            !t.nodes
+                .iter()
+                .any(|m| m.base == n.base && m.shift == n.shift && m.slots == n.slots)
+        })
+    };
+    let kernel = built
+        .filter(|_| !setup.compare.is_empty())
+        .and_then(|b| b.sides.get(side.index()))
+        .map(|s| format!("{} \u{b7} ", s.kernel.label()));
+    let tree = tree.unwrap_or_else(|| {
+        Rc::new(folioscope_core::XaTree {
+            nodes: Vec::new(),
+            more: false,
+            node_count: 0,
+            height: 0,
+            any_mark: false,
+            nrpages: 0,
+        })
     });
     let nodes = &tree.nodes;
     let hovered = use_state(|| None::<(usize, usize)>);
@@ -151,7 +292,7 @@ pub fn XarrayView() -> Html {
                 <div class="xa-node" hidden=true>
                     <div class="xa-head"></div>
                     <NodeSlots node={None::<Rc<NodeView>>} index={i} onhover={onhover.clone()} />
-                    <div class="xa-hover" data-testid={format!("xa-hover-{i}")}></div>
+                    <div class="xa-hover" data-testid={format!("xa-hover{suffix}-{i}")}></div>
                 </div>
             };
         };
@@ -166,27 +307,30 @@ pub fn XarrayView() -> Html {
             }
             _ => String::new(),
         };
+        let changed = differs(n);
         html! {
-            <div class="xa-node" style={format!("margin-left:{}px", (n.depth as u32 - 1) * 14)}>
+            <div class={classes!("xa-node", changed.then_some("differs"))} style={format!("margin-left:{}px", (n.depth as u32 - 1) * 14)}
+                data-differs={changed.then_some("1")}>
                 <div class="xa-head">
                     { format!("node {} · shift {} · offset {} · indices {}.. · count {} · nr_values {}", n.id, n.shift, n.offset, n.base, n.count, n.nr_values) }
+                    if changed { <span class="differs-note">{ " \u{2260} the first kernel's" }</span> }
                 </div>
                 <NodeSlots node={Some(Rc::new(n.clone()))} index={i} onhover={onhover.clone()} />
-                <div class="xa-hover" data-testid={format!("xa-hover-{i}")}>{ hover_line }</div>
+                <div class="xa-hover" data-testid={format!("xa-hover{suffix}-{i}")}>{ hover_line }</div>
             </div>
         }
     });
     html! {
-        <section class="panel xarray" data-testid="xarray">
-            <h2>{ format!("i_pages: {} nodes, height {}, {} pages cached", tree.node_count, tree.height, tree.nrpages) }</h2>
+        <section ref={section_ref} class="panel xarray" data-testid={format!("xarray{suffix}")}>
+            <h2>{ kernel.unwrap_or_default() }{ format!("i_pages: {} nodes, height {}, {} pages cached", tree.node_count, tree.height, tree.nrpages) }</h2>
             if nodes.is_empty() {
                 <p class="muted">{ "No nodes: the tree is empty or holds a single entry at its head." }</p>
             }
             { for rows }
             if tree.more { <p class="muted">{ format!("… more nodes; zoom in to see the leaves of a range.") }</p> }
             <div class="legend xa-legend">
-                <span class="swatch"><i class="slot folio" style={format!("background:{}", palette::order_css(0))}></i>{ "folio" }</span>
-                <span class="swatch"><i class="slot sibling" style={format!("--sib:{}", palette::order_css(9))}></i>{ "sibling slot" }</span>
+                <span class="swatch"><i class="slot folio" style="background:var(--order-0)"></i>{ "folio" }</span>
+                <span class="swatch"><i class="slot sibling" style="--sib:var(--order-9)"></i>{ "sibling slot" }</span>
                 <span class="swatch"><i class="slot shadow"></i>{ "shadow (value entry)" }</span>
                 <span class="swatch"><i class="slot node"></i>{ "child node" }</span>
                 <span class="swatch"><i class="slot empty"></i>{ "empty" }</span>

@@ -1,0 +1,46 @@
+//! The first visit's explanation: one short paragraph on what an access
+//! is, what the strip shows and what the banner means, until it is
+//! dismissed (remembered in the browser's local storage).
+
+use yew::prelude::*;
+
+/// The local-storage key that says the explanation was dismissed.
+const DISMISSED: &str = "folioscope-intro-dismissed";
+
+fn storage() -> Option<web_sys::Storage> {
+    gloo::utils::window().local_storage().ok().flatten()
+}
+
+#[component]
+pub fn Intro() -> Html {
+    let shown = use_state(|| {
+        storage()
+            .and_then(|s| s.get_item(DISMISSED).ok().flatten())
+            .is_none()
+    });
+    if !*shown {
+        return html! {};
+    }
+    let dismiss = {
+        let shown = shown.clone();
+        Callback::from(move |_| {
+            if let Some(s) = storage() {
+                let _ = s.set_item(DISMISSED, "1");
+            }
+            shown.set(false);
+        })
+    };
+    html! {
+        <div class="intro" data-testid="intro" role="note">
+            <p>
+                { "folioscope runs a model of Linux's page cache on a scenario, one " }<strong>{ "access" }</strong>
+                { " at a time: a page touched through a file mapping (a page fault) or one read() call. The " }
+                <strong>{ "strip" }</strong>
+                { " is the file, page 0 at the left: each column fills from its foot with the share of its pages in the page cache, coloured by folio order (darker is larger), evicted pages hang from its top, the band above says how pages are mapped and the band below where the readahead window is. Hover over it to inspect a page. A " }
+                <strong>{ "banner" }</strong>
+                { ", when one shows, names what in a link or an edit the app could not use and what it did instead; in compare mode a bar says where the kernels part." }
+            </p>
+            <button onclick={dismiss} data-testid="intro-dismiss">{ "Got it" }</button>
+        </div>
+    }
+}
