@@ -17,7 +17,7 @@ use marks::MarkRuns;
 
 use crate::checkpoint::Checkpoint;
 use crate::config::Config;
-use crate::event::{Event, EventKind, EventSink, KFunc, NoEvents};
+use crate::event::{Event, EventKind, KFunc, NoEvents};
 use crate::fault::MMAP_LOTSAMISS;
 use crate::machine::Machine;
 use crate::sim::Simulation;
@@ -123,8 +123,9 @@ impl Origins {
     }
 }
 
-/// The sink used while building: counts, notes marks and the folios added.
-struct Recorder {
+/// What one access did, for the timeline's density, marks and origins.
+#[derive(Default)]
+struct Recorded {
     events: u32,
     major: bool,
     readahead: bool,
@@ -132,33 +133,32 @@ struct Recorder {
     added: Vec<u64>,
 }
 
-impl EventSink for Recorder {
-    fn emit(&mut self, e: Event) {
-        self.events += 1;
-        match e {
-            Event::FaultAccounted { major, .. } => self.major |= major,
-            Event::Window {
-                func: KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead,
-                ..
-            } => self.readahead = true,
-            Event::MmapMiss { old, new, .. } => {
-                self.crossing |= (old <= MMAP_LOTSAMISS) != (new <= MMAP_LOTSAMISS);
+impl Recorded {
+    /// Reads the access's events. The build collects them in a
+    /// `Vec<Event>` rather than a sink of its own: each sink type is
+    /// another copy of the whole model in the app's wasm, and the events
+    /// of one access cost little to buffer.
+    fn read(&mut self, events: &[Event]) {
+        self.events = events.len().min(u32::MAX as usize) as u32;
+        self.major = false;
+        self.readahead = false;
+        self.crossing = false;
+        self.added.clear();
+        for e in events {
+            match *e {
+                Event::FaultAccounted { major, .. } => self.major |= major,
+                Event::Window {
+                    func:
+                        KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead,
+                    ..
+                } => self.readahead = true,
+                Event::MmapMiss { old, new, .. } => {
+                    self.crossing |= (old <= MMAP_LOTSAMISS) != (new <= MMAP_LOTSAMISS);
+                }
+                Event::FolioAdded { index, .. } => self.added.push(index),
+                _ => {}
             }
-            Event::FolioAdded { index, .. } => self.added.push(index),
-            _ => {}
         }
-    }
-}
-
-/// A sink that hands each event on with the number of its access.
-struct Logged<'a, F> {
-    access: u64,
-    log: &'a mut F,
-}
-
-impl<F: FnMut(u64, Event)> EventSink for Logged<'_, F> {
-    fn emit(&mut self, e: Event) {
-        (self.log)(self.access, e);
     }
 }
 
@@ -246,21 +246,13 @@ impl TimelineBuilder {
     /// Runs up to `steps` more accesses; returns whether the scenario is
     /// over. Call it until it returns true, then [`TimelineBuilder::finish`].
     pub fn advance(&mut self, steps: u64) -> bool {
-        let mut rec = Recorder {
-            events: 0,
-            major: false,
-            readahead: false,
-            crossing: false,
-            added: Vec::new(),
-        };
+        let mut events = Vec::new();
+        let mut rec = Recorded::default();
         let from = self.done();
         for k in from..from.saturating_add(steps).min(self.len) {
-            rec.events = 0;
-            rec.major = false;
-            rec.readahead = false;
-            rec.crossing = false;
-            rec.added.clear();
-            self.sim.step(&mut rec);
+            events.clear();
+            self.sim.step(&mut events);
+            rec.read(&events);
             self.record(k, &rec);
         }
         self.sim.is_done()
@@ -269,7 +261,7 @@ impl TimelineBuilder {
     /// Notes what access `k` (0-based) did, and takes a checkpoint after
     /// it when one is due.
     #[inline]
-    fn record(&mut self, k: u64, rec: &Recorder) {
+    fn record(&mut self, k: u64, rec: &Recorded) {
         let done = k + 1;
         let len = self.len;
         self.origins.note(done, &rec.added);
@@ -556,12 +548,17 @@ impl Timeline {
             *sim = self.simulation_at(quiet_to);
         }
         sim.run_to(quiet_to, &mut NoEvents);
+        // The logged accesses collect into one reused `Vec<Event>` rather
+        // than a sink per caller's closure: every sink type is another
+        // copy of the whole model in the app's wasm, and a few accesses'
+        // events cost nothing to buffer.
+        let mut events = Vec::new();
         while sim.step_count() < step {
-            let mut sink = Logged {
-                access: sim.step_count() + 1,
-                log: &mut log,
-            };
-            sim.step(&mut sink);
+            let access = sim.step_count() + 1;
+            sim.step(&mut events);
+            for e in events.drain(..) {
+                log(access, e);
+            }
         }
     }
 

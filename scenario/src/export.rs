@@ -9,7 +9,7 @@
 //! it. It is kept short instead: parameters at their defaults (or at the
 //! preset's) are left out.
 
-use folioscope_core::{Event, EventSink, NoEvents, Simulation, Summary, Timeline};
+use folioscope_core::{NoEvents, Simulation, Summary, Timeline};
 
 use crate::link::{to_link, View};
 use crate::params::PARAMS;
@@ -34,17 +34,19 @@ struct Side {
     events: Vec<String>,
 }
 
-/// Collects `#access line` strings.
-struct Lines<'a> {
-    out: &'a mut Vec<String>,
-    access: u64,
-}
-
-impl EventSink for Lines<'_> {
-    fn emit(&mut self, e: Event) {
-        self.out
-            .push(format!("#{} {}", self.access, event_line(&e)));
-    }
+/// Runs one access and adds its events to `out` as `#access line`
+/// strings. The events go through a `Vec<Event>`, a sink the app's wasm
+/// has anyway, rather than a sink of this crate's own: each sink type is
+/// another copy of the model there.
+fn step_lines(sim: &mut Simulation, out: &mut Vec<String>) {
+    let access = sim.step_count() + 1;
+    let mut events = Vec::new();
+    sim.step(&mut events);
+    out.extend(
+        events
+            .iter()
+            .map(|e| format!("#{access} {}", event_line(e))),
+    );
 }
 
 fn run_side(scenario: &Scenario, step: u64, around: u64) -> Result<Side, String> {
@@ -56,22 +58,14 @@ fn run_side(scenario: &Scenario, step: u64, around: u64) -> Result<Side, String>
     sim.run_to(step.saturating_sub(around), &mut NoEvents);
     let mut events = Vec::new();
     while sim.step_count() < step {
-        let access = sim.step_count() + 1;
-        sim.step(&mut Lines {
-            out: &mut events,
-            access,
-        });
+        step_lines(&mut sim, &mut events);
     }
     let summary = Summary::of(sim.machine());
     if around > 0 && sim.step_count() < len {
         events.push(format!("---- step {step} ----"));
     }
     while sim.step_count() < (step + around).min(len) {
-        let access = sim.step_count() + 1;
-        sim.step(&mut Lines {
-            out: &mut events,
-            access,
-        });
+        step_lines(&mut sim, &mut events);
     }
     let read_path = uses_read.then(|| ReadPathReport::of(&summary));
     Ok(Side {

@@ -28,3 +28,19 @@ pub async fn next_frame() {
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
+
+/// Resolves in a task of its own, as soon as the browser has run what
+/// waits (input, and a frame when one is due): a message posted to
+/// oneself, which unlike a zero timeout is never held back to 4 ms, and
+/// unlike an animation frame does not leave the rest of the frame idle.
+pub async fn next_task() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let Ok(channel) = web_sys::MessageChannel::new() else {
+            let _ = gloo::utils::window().request_animation_frame(&resolve);
+            return;
+        };
+        channel.port1().set_onmessage(Some(&resolve));
+        let _ = channel.port2().post_message(&wasm_bindgen::JsValue::NULL);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

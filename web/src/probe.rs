@@ -58,7 +58,7 @@ fn scenario_of(r: &Report) -> Result<Scenario, (String, String)> {
 /// Reads a dropped file: the overlay, the scenario to show under it, and
 /// the step. Errors name the field.
 pub fn load(text: &str) -> Result<(ProbeOverlay, Scenario, u64), (String, String)> {
-    let report = Report::from_json(text).map_err(|e| ("file".to_string(), e))?;
+    let report = parse_report(text).map_err(|e| ("file".to_string(), e))?;
     if report.source != "probe" {
         return Err((
             "source".into(),
@@ -120,6 +120,25 @@ pub fn load(text: &str) -> Result<(ProbeOverlay, Scenario, u64), (String, String
         scenario,
         step,
     ))
+}
+
+/// The report in `text`. In the browser, its own JSON parser reads the
+/// text and serde-wasm-bindgen the values: linking serde_json's parser
+/// into the app's wasm cost more than this whole module.
+#[cfg(target_arch = "wasm32")]
+fn parse_report(text: &str) -> Result<Report, String> {
+    let value = js_sys::JSON::parse(text).map_err(|e| {
+        let why = js_sys::Error::from(e).message();
+        format!("not a folioscope report: {}", String::from(why))
+    })?;
+    serde_wasm_bindgen::from_value(value).map_err(|e| format!("not a folioscope report: {e}"))
+}
+
+/// The report in `text`, read with serde_json where there is no browser
+/// (the tests).
+#[cfg(not(target_arch = "wasm32"))]
+fn parse_report(text: &str) -> Result<Report, String> {
+    Report::from_json(text)
 }
 
 #[cfg(test)]

@@ -12,8 +12,10 @@ use crate::tools::{setup_build, trunk_cmd};
 
 /// The budget for wasm + js + css, gzipped. Raised from 400 KB for issue
 /// 13's folio inspector, truthful strip, side-by-side compare and the
-/// seeds' tables, which the app now computes itself.
-pub const GZIP_BUDGET: u64 = 470 * 1024;
+/// seeds' tables, which the app now computes itself; then held to what
+/// the app measures (424.4 KB) with a little room, so that growth has to
+/// be paid for. Issue 12's goal is 300 KB.
+pub const GZIP_BUDGET: u64 = 435 * 1024;
 
 pub fn dist() -> Result<PathBuf> {
     setup_build()?;

@@ -1,10 +1,11 @@
 //! Builds the view's timelines outside the reducer: after the first paint,
-//! a slice of accesses per frame so that the page stays responsive and
-//! shows how far the build has come, all kernels side by side in the
-//! core's `Lockstep`, which finds where each compared kernel parts from
-//! the first on the way. A timeline is built once per scenario and kernel:
-//! those of the view before are kept until the next view is built, so
-//! adding or dropping a compared kernel builds only what is new.
+//! in slices of accesses of at most a few milliseconds, each a task of its
+//! own, so that the page stays responsive and shows how far the build has
+//! come, all kernels side by side in the core's `Lockstep`, which finds
+//! where each compared kernel parts from the first on the way. A timeline
+//! is built once per scenario and kernel: those of the view before are
+//! kept until the next view is built, so adding or dropping a compared
+//! kernel builds only what is new.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -14,12 +15,12 @@ use folioscope_scenario::Scenario;
 use yew::prelude::*;
 
 use crate::context::{Dispatch, Setup};
-use crate::hooks::next_frame;
+use crate::hooks::{next_frame, next_task};
 use crate::state::{Action, Built, BuiltSide, Kept, Progress, CHECKPOINT_BUDGET};
 
 /// Accesses between looks at the clock.
 const SLICE: u64 = 1024;
-/// Milliseconds of building per frame.
+/// Milliseconds of building per task: the longest the page waits on it.
 const FRAME_WORK_MS: f64 = 12.0;
 
 /// Timelines and first differences built before, by scenario (with its
@@ -146,7 +147,10 @@ async fn build(
                 done: lockstep.done(),
                 of: lockstep.len(),
             }));
-            next_frame().await;
+            // A task's break rather than a frame's: the browser paints the
+            // progress when a frame is due, and the build goes on at once
+            // instead of idling out the rest of each frame.
+            next_task().await;
             if !still_wanted() {
                 return;
             }

@@ -1,7 +1,8 @@
 //! Once the first view is built, a rehearsal of the work a jump does (see
 //! `warm.rs`), then `data-warm="1"` on the root element, which tests wait
 //! for as a user's first move would. `data-ready` says whether the view on
-//! screen is built, for tests that change it.
+//! screen is built, for tests that change it, and a `folioscope-ready`
+//! performance mark when it became so.
 
 use yew::prelude::*;
 
@@ -23,6 +24,13 @@ pub fn use_warm_up(built: bool, len: u64, here: Option<(u64, Option<usize>)>, di
     use_effect_with(built, move |&built| {
         if let Some(root) = gloo::utils::document().document_element() {
             let _ = root.set_attribute("data-ready", if built { "1" } else { "0" });
+        }
+        if built {
+            // The moment a view's timelines are drawn, on the page's clock
+            // (the timing test reads the first: the first render).
+            if let Some(p) = gloo::utils::window().performance() {
+                let _ = p.mark("folioscope-ready");
+            }
         }
         if !built || *done.borrow() {
             return;
