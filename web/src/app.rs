@@ -32,6 +32,7 @@ use crate::components::{
     scenario_panel::ScenarioPanel,
     seed_table::SeedTable,
     share::{OpenText, Shared},
+    story::StoryBar,
     what_if::WhatIfPanel,
     xarray_view::XarrayView,
 };
@@ -40,7 +41,7 @@ use crate::context::{
 };
 use crate::hooks::{
     use_build, use_file_drop, use_history, use_keys, use_play, use_real_check, use_recording_link,
-    use_warm_up,
+    use_seed_story, use_warm_up, Keys,
 };
 use crate::seekers::SeekersHandle;
 use crate::state::{Action, Panel, State};
@@ -97,12 +98,8 @@ pub fn App() -> Html {
     let link = (!state.playing && !state.opening).then(|| state.link(&url::base()));
     use_history(link, dispatch.clone());
     use_play(state.playing, state.speed_log2, dispatch.clone());
-    use_keys(
-        state.mode,
-        state.predict.is_some(),
-        state.question.as_ref().map(|q| q.given.is_none()),
-        dispatch.clone(),
-    );
+    use_keys(Keys::of(&state), dispatch.clone());
+    use_seed_story(state.story_to_place(), dispatch.clone());
     use_file_drop(dispatch.clone());
     use_recording_link(dispatch.clone());
     use_warm_up(
@@ -184,6 +181,7 @@ fn Frame() -> Html {
             <main class={classes!("layout", presenter.then_some("no-editing"))}>
                 if !presenter { <ScenarioPanel /> }
                 <section class="stage">
+                    <StoryBar />
                     <CompareBar />
                     if !presenter { <SeedTable /> }
                     <FileStrip side={Side::A} />

@@ -12,8 +12,10 @@ use crate::tools::{setup_build, trunk_cmd};
 
 /// The budget for wasm + js + css, gzipped. Raised from 400 KB for issue
 /// 13's folio inspector, truthful strip, side-by-side compare and the
-/// seeds' tables, which the app now computes itself.
-pub const GZIP_BUDGET: u64 = 470 * 1024;
+/// seeds' tables, which the app now computes itself; and from 470 KB for
+/// its stories for talks (the story bar, and the seed stories the app
+/// places on its own timelines), which cost 10 KB.
+pub const GZIP_BUDGET: u64 = 480 * 1024;
 
 pub fn dist() -> Result<PathBuf> {
     setup_build()?;
