@@ -190,14 +190,16 @@ fn Frame() -> Html {
                     { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                     <Controls />
                     <RaRow />
-                    <WhatIfPanel />
-                    <div class="panel-toggles">
+                    // Presenter mode shows no more than fits one screen.
+                    if !presenter { <WhatIfPanel /> }
+                    <div class="panel-toggles" hidden={presenter}>
                         <label><input type="checkbox" checked={panels.plots} onchange={toggle(Panel::Plots)} data-testid="toggle-plots" />{ "plots" }</label>
                         <label><input type="checkbox" checked={panels.log} onchange={toggle(Panel::Log)} data-testid="toggle-log" />{ "event log" }</label>
                         <label><input type="checkbox" checked={panels.xarray} onchange={toggle(Panel::Xarray)} data-testid="toggle-xarray" />{ "xarray" }</label>
                     </div>
-                    if panels.plots { <Plots /> }
-                    if compared_n == 0 {
+                    if panels.plots && !presenter { <Plots /> }
+                    if presenter {
+                    } else if compared_n == 0 {
                         <div class="lower">
                             if panels.log { <EventLog side={Side::A} /> }
                             if panels.xarray { <XarrayView side={Side::A} /> }
