@@ -1,5 +1,5 @@
 // Stories for talks. Seed 000's own story, walked with PageDown and
-// PageUp in presenter mode: each stop's caption and step are those
+// PageUp in presenter mode: each stop's caption, step and pages are those
 // `folioscope export --story` prints, "stop N of M" is shown, and the
 // link the app writes carries the story and the stop, so that reloading
 // it opens at that stop. A speaker's own story, made with "Add stop",
@@ -13,8 +13,8 @@ function cliStops(textOut) {
   const stops = [];
   for (const line of lines.slice(at + 1)) {
     if (line.trim() === '') break;
-    const m = /^ {2}(\d+)\. step (\d+)(?:, pages \d+-\d+)?: (.*)$/.exec(line);
-    if (m) stops.push({ n: Number(m[1]), step: Number(m[2]), caption: m[3] });
+    const m = /^ {2}(\d+)\. step (\d+)(?:, pages (\d+-\d+))?: (.*)$/.exec(line);
+    if (m) stops.push({ n: Number(m[1]), step: Number(m[2]), pages: m[3]?.replace('-', '..'), caption: m[4] });
     else stops[stops.length - 1].caption += ' ' + line.trim();
   }
   return stops;
@@ -22,6 +22,7 @@ function cliStops(textOut) {
 
 const caption = (page) => page.$eval('[data-testid="story-caption"]', (c) => c.innerText.replace(/\s*\n\s*/g, ' ').trim());
 const step = (page) => page.inputValue('[data-testid="jump"]');
+const pagesInView = async (page) => (await page.textContent('[data-testid="zoom-strip"]')).replace(/^pages (\S+) of .*$/, '$1');
 
 /** The page's address once the app has written it for the view. */
 async function writtenLink(page, want) {
@@ -44,6 +45,7 @@ export async function run({ newPage, expect, expectEq, text, cliText, shot, outD
     expectEq(await text(page, 'story-count'), `stop ${i + 1} of ${n}`, `PageDown to stop ${i + 1}`);
     expectEq(await caption(page), stops[i].caption, `stop ${i + 1}'s caption`);
     expectEq(await step(page), String(stops[i].step), `stop ${i + 1}'s step`);
+    expectEq(await pagesInView(page), stops[i].pages ?? '0..524287', `stop ${i + 1}'s pages in view`);
     const link = await writtenLink(page, ['story=seed', `stop=${i + 1}`]);
     if (i === 2) {
       third = link;
@@ -63,6 +65,7 @@ export async function run({ newPage, expect, expectEq, text, cliText, shot, outD
   expectEq(await text(again, 'story-count'), `stop 3 of ${n}`, `the link ${third} opens at stop 3`);
   expectEq(await caption(again), stops[2].caption, 'with its caption');
   expectEq(await step(again), String(stops[2].step), 'and its step');
+  expectEq(await pagesInView(again), stops[2].pages, 'and its pages');
   await again.context().close();
 
   // In the full view: "Play this preset's story", then the stop on
