@@ -195,8 +195,14 @@ pub fn RaRow() -> Html {
 }
 
 /// The figures of presenter mode's table, by test id: the readahead
-/// window, then (after the gauge) what the run has cost.
-const TABLE_RA: [&str; 4] = ["ra-start", "ra-size", "ra-async", "ra-order"];
+/// window (headed as the kernel spells its fields), then (after the
+/// gauge) what the run has cost.
+const TABLE_RA: [(&str, &str); 4] = [
+    ("ra-start", "ra->start"),
+    ("ra-size", "ra->size"),
+    ("ra-async", "ra->async_size"),
+    ("ra-order", "ra->order"),
+];
 const TABLE_COUNTERS: [&str; 3] = ["major", "mb-read", "ios"];
 
 /// Every kernel's figures in one table, a row each, for presenter mode;
@@ -210,13 +216,13 @@ fn table_html(all: &[Panels], labels: &[String]) -> Html {
     };
     let heads = TABLE_RA
         .iter()
-        .chain(&["mmap_miss"])
-        .chain(&TABLE_COUNTERS)
-        .map(|id| {
+        .map(|(_, head)| *head)
+        .chain(["mmap_miss"])
+        .chain(TABLE_COUNTERS.iter().map(|id| {
             all.first()
                 .and_then(|p| find(p, id))
                 .map_or(*id, |(name, _)| name)
-        });
+        }));
     let cell = |i: usize, p: &Panels, id: &str| {
         let Some((_, value)) = find(p, id) else {
             return html! { <td /> };
@@ -233,7 +239,7 @@ fn table_html(all: &[Panels], labels: &[String]) -> Html {
         html! {
             <tr>
                 <th scope="row" class="strip-kernel">{ labels.get(i).cloned().unwrap_or_default() }</th>
-                { for TABLE_RA.iter().map(|id| cell(i, p, id)) }
+                { for TABLE_RA.iter().map(|(id, _)| cell(i, p, id)) }
                 <td class={classes!(miss_differs.then_some("differs"))}>
                     <div class="gauge-cell">
                         { gauge(p.mmap_miss) }
