@@ -180,6 +180,8 @@ pub trait Facts {
     fn labels(&self) -> Vec<String>;
     /// Accesses in the run.
     fn accesses(&self) -> u64;
+    /// Pages in the file.
+    fn pages(&self) -> u64;
     /// The first step after which `mark` happened on `side`.
     fn first_mark(&self, side: usize, mark: Mark) -> Option<u64>;
     /// The first step after which `side` holds another state than side A.
@@ -195,6 +197,12 @@ impl Facts for [&Timeline] {
     }
     fn accesses(&self) -> u64 {
         self.first().map_or(0, |t| t.len())
+    }
+    fn pages(&self) -> u64 {
+        self.first().map_or(0, |t| {
+            let c = t.config();
+            c.file_size.div_ceil(c.page_size.bytes())
+        })
     }
     fn first_mark(&self, side: usize, mark: Mark) -> Option<u64> {
         self[side].next_mark(mark, 0)
@@ -371,8 +379,39 @@ pub fn seed_story<F: Facts + ?Sized>(preset: &str, facts: &F) -> Option<Vec<Stop
     // A story runs forwards: stops in the order of their steps (the end
     // last), those at one step in the order above.
     stops.sort_by_key(|s| s.step.unwrap_or(u64::MAX));
+    // Each stop shows the pages its kernels hold then, where they are a
+    // small part of the file: on a whole file of 2 GiB the first
+    // readahead is a pixel.
+    let pages = facts.pages();
+    for stop in &mut stops {
+        let at = stop.step.unwrap_or(len);
+        let held: Vec<Summary> = (0..labels.len()).map(|k| facts.summary_at(k, at)).collect();
+        stop.zoom = cached_span(&held, pages);
+    }
     Some(stops)
 }
+
+/// The pages from the first one any of `held` caches to the last, with
+/// an eighth of their span (at least [`SPAN_MARGIN`] pages) on each side,
+/// if that is under half the file of `pages`.
+fn cached_span(held: &[Summary], pages: u64) -> Option<(u64, u64)> {
+    let first = held
+        .iter()
+        .filter_map(|s| s.resident.first())
+        .map(|r| r.0)
+        .min()?;
+    let end = held
+        .iter()
+        .filter_map(|s| s.resident.last())
+        .map(|&(start, n)| start + n)
+        .max()?;
+    let margin = ((end - first) / 8).max(SPAN_MARGIN);
+    let (a, b) = (first.saturating_sub(margin), (end + margin).min(pages));
+    (a < b && b - a < pages / 2).then_some((a, b))
+}
+
+/// The fewest pages shown on each side of a stop's cached ones.
+const SPAN_MARGIN: u64 = 16;
 
 /// What differs between two kernels' figures at one step (`b`'s first),
 /// the first two of pages cached, major faults, mmap_miss and the
@@ -506,6 +545,15 @@ mod tests {
             .starts_with("At the end: v7.4-rc2 "));
         for s in &stops {
             check_caption(&s.caption).unwrap();
+        }
+        // The first stops show the end of the file, which the backward
+        // walk has cached, and the link reads each stop back.
+        let pages = (256 << 20) / 4096;
+        let (a, b) = stops[0].zoom.expect("the first readahead, zoomed in");
+        assert!(b == pages && a > pages / 2, "{a}..{b}");
+        let len = tl[0].len();
+        for s in &stops {
+            assert_eq!(parse_stop(&write_stop(s), len, pages).as_ref(), Ok(s));
         }
     }
 

@@ -34,13 +34,14 @@ use crate::components::{
     scenario_panel::ScenarioPanel,
     seed_table::SeedTable,
     share::{OpenText, Shared},
+    story::StoryBar,
     what_if::WhatIfPanel,
     xarray_view::XarrayView,
 };
 use crate::context::{use_handles, use_setup, use_ui, Handles, Latest, Moment, Setup, Ui, Zoom};
 use crate::hooks::{
     use_build, use_file_drop, use_history, use_keys, use_play, use_real_check, use_recording_link,
-    use_warm_up,
+    use_seed_story, use_warm_up, Keys,
 };
 use crate::seekers::SeekersHandle;
 use crate::state::{Action, Panel, State};
@@ -111,12 +112,8 @@ pub fn App() -> Html {
     let link = (!state.playing && !state.opening).then(|| state.link(&url::base()));
     use_history(link, dispatch.clone());
     use_play(state.playing, state.speed_log2, dispatch.clone());
-    use_keys(
-        state.mode,
-        state.predict.is_some(),
-        state.question.as_ref().map(|q| q.given.is_none()),
-        dispatch.clone(),
-    );
+    use_keys(Keys::of(&state), dispatch.clone());
+    use_seed_story(state.story_to_place(), dispatch.clone());
     use_file_drop(dispatch.clone());
     use_recording_link(dispatch.clone());
     use_warm_up(
@@ -198,6 +195,7 @@ fn Frame() -> Html {
             // the top, and the keyboard reaches it first.
             <main class={classes!("layout", presenter.then_some("no-editing"))}>
                 <section class="stage">
+                    <StoryBar />
                     <CompareBar />
                     if !presenter { <SeedTable /> }
                     <FileStrip side={Side::A} />
@@ -206,14 +204,16 @@ fn Frame() -> Html {
                     { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                     <Controls />
                     <RaRow />
-                    <WhatIfPanel />
-                    <div class="panel-toggles">
+                    // Presenter mode shows no more than fits one screen.
+                    if !presenter { <WhatIfPanel /> }
+                    <div class="panel-toggles" hidden={presenter}>
                         <label><input type="checkbox" checked={panels.plots} onchange={toggle(Panel::Plots)} data-testid="toggle-plots" />{ "plots" }</label>
                         <label><input type="checkbox" checked={panels.log} onchange={toggle(Panel::Log)} data-testid="toggle-log" />{ "event log" }</label>
                         <label><input type="checkbox" checked={panels.xarray} onchange={toggle(Panel::Xarray)} data-testid="toggle-xarray" />{ "xarray" }</label>
                     </div>
-                    if panels.plots { <Plots /> }
-                    if compared_n == 0 {
+                    if panels.plots && !presenter { <Plots /> }
+                    if presenter {
+                    } else if compared_n == 0 {
                         <div class="lower">
                             if panels.log { <EventLog side={Side::A} /> }
                             if panels.xarray { <XarrayView side={Side::A} /> }

@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use folioscope_core::{EventKind, Kernel, Mark};
 use folioscope_scenario::link::{Mode, Panels};
+use folioscope_scenario::story::{seed_story_len, Stop, Story};
 use folioscope_scenario::Scenario;
 use yew::prelude::*;
 
@@ -81,6 +82,22 @@ pub struct Ui {
     pub open_text: bool,
     pub shared: Option<String>,
     pub probe: Option<Kept<ProbeOverlay>>,
+    pub story: StoryOnScreen,
+}
+
+/// The story as its bar shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoryOnScreen {
+    /// A story is on: the seed preset's own (`seed`) or the speaker's.
+    pub on: bool,
+    pub seed: bool,
+    /// Its stops; none while a seed story is placed.
+    pub stops: Option<Vec<Stop>>,
+    /// The stop shown last, and whether the view still stands there.
+    pub stop: Option<usize>,
+    pub at_stop: bool,
+    /// Whether the view's preset has a story of its own.
+    pub seed_preset: bool,
 }
 
 /// What never changes for the app's life: the dispatcher, the latest
@@ -161,6 +178,14 @@ impl State {
             open_text: self.open_text,
             shared: self.shared.clone(),
             probe: self.probe.clone(),
+            story: StoryOnScreen {
+                on: !self.story.is_none(),
+                seed: self.story == Story::Seed,
+                stops: self.stops().map(<[Stop]>::to_vec),
+                stop: self.stop,
+                at_stop: self.stop.is_some_and(|i| self.at_stop(i)),
+                seed_preset: self.preset.as_deref().and_then(seed_story_len).is_some(),
+            },
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The app's effects, one hook each: building the view's timelines, the
 //! page's address and history, the play loop, the keyboard, a dropped
 //! recording or probe report, a recording in the page's link, the event
-//! check of a recording, and the rehearsal of a jump after load.
+//! check of a recording, the placing of a seed preset's story, and the
+//! rehearsal of a jump after load.
 
 mod use_build;
 mod use_file_drop;
@@ -10,15 +11,17 @@ mod use_keys;
 mod use_play;
 mod use_real_check;
 mod use_recording_link;
+mod use_seed_story;
 mod use_warm_up;
 
 pub use use_build::use_build;
 pub use use_file_drop::use_file_drop;
 pub use use_history::use_history;
-pub use use_keys::use_keys;
+pub use use_keys::{use_keys, Keys};
 pub use use_play::use_play;
 pub use use_real_check::use_real_check;
 pub use use_recording_link::use_recording_link;
+pub use use_seed_story::use_seed_story;
 pub use use_warm_up::use_warm_up;
 
 /// Resolves at the browser's next animation frame.

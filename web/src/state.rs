@@ -13,7 +13,7 @@ use std::rc::Rc;
 use folioscope_core::{Event, EventKind, Kernel, Mark, Timeline};
 use folioscope_scenario::link::{Ignored, LogFilter, Mode, Panels, View, MAX_KERNELS};
 use folioscope_scenario::params::label_of;
-use folioscope_scenario::story::Story;
+use folioscope_scenario::story::{check_caption, seed_story_len, Stop, Story, MAX_STOPS};
 use folioscope_scenario::{describe, Scenario};
 use yew::Reducible;
 
@@ -101,8 +101,10 @@ pub struct Question {
     /// The true answer, and its unit.
     pub answer: u64,
     pub unit: &'static str,
-    /// The audience's answer, once given: the reveal.
+    /// The audience's answer, if one was typed.
     pub given: Option<u64>,
+    /// Whether the answer is shown (and the view at the event).
+    pub revealed: bool,
 }
 
 /// One kernel of the view, built: its timeline, and for a kernel compared
@@ -215,6 +217,10 @@ pub struct State {
     /// (from 0).
     pub story: Story,
     pub stop: Option<usize>,
+    /// A seed story's stops, placed by the model on these timelines.
+    pub placed: Option<(Kept<Built>, Vec<Stop>)>,
+    /// The link's stop of a seed story, gone to once the story is placed.
+    pub stop_pending: bool,
     /// The presenter's blank screen (`b`).
     pub blank: bool,
     /// The open-from-text dialog.
@@ -277,9 +283,27 @@ pub enum Action {
     SetPredict(Option<Mark>),
     /// Move to just before the next predicted event and ask about it.
     Ask,
-    /// The audience's answer: reveal the event.
-    Answer(u64),
+    /// The audience's answer as typed, if it is a whole number.
+    Guess(Option<u64>),
+    /// Show the answer, at the event.
+    Reveal,
     CloseQuestion,
+    /// Esc: close every overlay (help, the question, open-from-text, the
+    /// copied text, the banner, the blank screen).
+    Escape,
+    /// To the story's next stop (`true`) or back.
+    NextStop(bool),
+    /// The seed preset's own story, from its first stop once placed.
+    PlaySeedStory,
+    /// A seed story's stops, placed by the model on these timelines.
+    /// Ignored if the view changed meanwhile.
+    StoryPlaced(Kept<Built>, Vec<Stop>),
+    /// A stop here (step, pages in view, panels) with this caption, after
+    /// the stop on screen.
+    AddStop(String),
+    /// Drop the stop on screen from the story.
+    DropStop,
+    LeaveStory,
     ShowOpenText(bool),
     Shared(Option<String>),
     /// A probe report was dropped on the app.
@@ -322,13 +346,19 @@ impl State {
         s.predict = view.predict;
         s.story = view.story.clone();
         s.stop = view.stop;
+        s.stop_pending = view.story == Story::Seed && view.stop.is_some();
         s.question = None;
         s.playing = false;
         s.step = view.step.unwrap_or(len).min(len);
         s.pending_event = view.event;
         s.ignored = ignored.to_vec();
         s.banner = BannerMsg::ignored(ignored);
-        s
+        // A seed story placed already on these timelines (going back
+        // through the history) goes to the link's stop at once.
+        match (s.stop_pending, s.stop) {
+            (true, Some(i)) if s.stops().is_some() => s.go_to_stop(i),
+            _ => s,
+        }
     }
 
     /// The state of a view with nothing before it.
@@ -358,6 +388,8 @@ impl State {
             question: None,
             story: Story::None,
             stop: None,
+            placed: None,
+            stop_pending: false,
             blank: false,
             open_text: false,
             probe: None,
@@ -503,6 +535,89 @@ impl State {
         }
     }
 
+    /// The story's stops: a speaker's own, or a seed story once placed on
+    /// the view's timelines; none without a story or while placing.
+    pub fn stops(&self) -> Option<&[Stop]> {
+        match &self.story {
+            Story::None => None,
+            Story::Own(stops) => Some(stops),
+            Story::Seed => self
+                .placed
+                .as_ref()
+                .filter(|(b, _)| Some(b) == self.built.as_ref())
+                .map(|(_, stops)| stops.as_slice()),
+        }
+    }
+
+    /// The seed preset and timelines whose story is to be placed: a seed
+    /// story on built timelines that it is not placed on yet.
+    pub fn story_to_place(&self) -> Option<(String, Kept<Built>)> {
+        if self.story != Story::Seed || self.stops().is_some() {
+            return None;
+        }
+        Some((self.preset.clone()?, self.built.clone()?))
+    }
+
+    /// Whether the view stands where stop `i` puts it.
+    pub fn at_stop(&self, i: usize) -> bool {
+        self.stops().and_then(|s| s.get(i)).is_some_and(|stop| {
+            stop.step.unwrap_or(self.len) == self.step
+                && self.cursor.is_none()
+                && stop.zoom.unwrap_or((0, self.pages())) == self.zoom
+        })
+    }
+
+    /// At stop `i` of the story: its step, pages in view and panels.
+    fn go_to_stop(mut self, i: usize) -> Self {
+        let Some(stop) = self.stops().and_then(|s| s.get(i)).cloned() else {
+            return self;
+        };
+        self.zoom = stop.zoom.unwrap_or((0, self.pages()));
+        self.panels = stop.panels;
+        self.stop = Some(i);
+        self.stop_pending = false;
+        self.playing = false;
+        self.question = None;
+        self.pending_event = None;
+        let len = self.len;
+        self.at(stop.step.unwrap_or(len))
+    }
+
+    /// The story's stops as a speaker may change them: a seed story's
+    /// placed stops become the speaker's own.
+    fn editable_stops(&self) -> Result<Vec<Stop>, String> {
+        match (&self.story, self.stops()) {
+            (Story::None, _) => Ok(Vec::new()),
+            (_, Some(stops)) => Ok(stops.to_vec()),
+            (_, None) => Err("the seed's story is still being placed".into()),
+        }
+    }
+
+    /// Without a story that no longer fits the view: a seed story needs
+    /// its seed preset, a speaker's stops the run's steps and pages.
+    fn story_fits(mut self) -> Self {
+        let (len, pages) = (self.len, self.pages());
+        let fits = match &self.story {
+            Story::None => true,
+            Story::Seed => self.preset.as_deref().and_then(seed_story_len).is_some(),
+            Story::Own(stops) => stops.iter().all(|s| {
+                s.step.is_none_or(|n| n < len) && s.zoom.is_none_or(|(_, end)| end <= pages)
+            }),
+        };
+        if !fits {
+            self = self.without_story();
+        }
+        self
+    }
+
+    fn without_story(mut self) -> Self {
+        self.story = Story::None;
+        self.stop = None;
+        self.placed = None;
+        self.stop_pending = false;
+        self
+    }
+
     fn rejected(mut self, field: String, message: String) -> Self {
         self.banner = Some(BannerMsg::rejected(field, message));
         self
@@ -520,7 +635,7 @@ impl Reducible for State {
                     let compare = s.compare.clone();
                     let mut s = s.with_scenario(scenario, compare, len);
                     s.preset = None;
-                    s
+                    s.story_fits()
                 }
                 Err((field, message)) => s.rejected(field, message),
             },
@@ -532,7 +647,7 @@ impl Reducible for State {
                         preset,
                         ..
                     } = *view;
-                    let mut s = s.with_scenario(scenario, compare, len);
+                    let mut s = s.with_scenario(scenario, compare, len).without_story();
                     s.preset = preset;
                     s.at(len)
                 }
@@ -738,11 +853,21 @@ impl Reducible for State {
                     },
                 }
             }
-            Action::Answer(given) => {
+            Action::Guess(given) => {
                 let Some(mut q) = s.question.clone() else {
                     return self;
                 };
-                q.given = Some(given);
+                q.given = given;
+                State {
+                    question: Some(q),
+                    ..s
+                }
+            }
+            Action::Reveal => {
+                let Some(mut q) = s.question.clone() else {
+                    return self;
+                };
+                q.revealed = true;
                 let reveal_at = q.reveal_at;
                 let mut s = s;
                 s.question = Some(q);
@@ -752,6 +877,113 @@ impl Reducible for State {
                 question: None,
                 ..s
             },
+            Action::Escape => State {
+                help: false,
+                question: None,
+                open_text: false,
+                shared: None,
+                banner: None,
+                blank: false,
+                ..s
+            },
+            Action::NextStop(forward) => {
+                let Some(n) = s.stops().map(<[Stop]>::len) else {
+                    return self;
+                };
+                // Back from a stop the view has moved away from goes to
+                // that stop again.
+                let target = match (s.stop, forward) {
+                    (None, true) => Some(0),
+                    (Some(i), true) => Some(i + 1),
+                    (Some(i), false) if !s.at_stop(i) => Some(i),
+                    (Some(i), false) => i.checked_sub(1),
+                    (None, false) => None,
+                };
+                match target.filter(|&i| i < n) {
+                    Some(i) => s.go_to_stop(i),
+                    None => return self,
+                }
+            }
+            Action::PlaySeedStory => {
+                if s.preset.as_deref().and_then(seed_story_len).is_none() {
+                    return self;
+                }
+                let mut s = s;
+                if s.story != Story::Seed {
+                    s.placed = None;
+                }
+                s.story = Story::Seed;
+                s.stop = Some(0);
+                s.stop_pending = true;
+                if s.stops().is_some() {
+                    s.go_to_stop(0)
+                } else {
+                    s
+                }
+            }
+            Action::StoryPlaced(built, stops) => {
+                if s.story != Story::Seed || s.built.as_ref() != Some(&built) {
+                    return self;
+                }
+                if stops.is_empty() {
+                    return Rc::new(s.without_story());
+                }
+                let last = stops.len() - 1;
+                let mut s = s;
+                s.placed = Some((built, stops));
+                s.stop = s.stop.map(|i| i.min(last));
+                match (s.stop_pending, s.stop) {
+                    (true, Some(i)) => s.go_to_stop(i),
+                    _ => s,
+                }
+            }
+            Action::AddStop(caption) => {
+                let caption = caption.trim().to_string();
+                if let Err(e) = check_caption(&caption) {
+                    return Rc::new(s.rejected("caption".into(), e));
+                }
+                let mut stops = match s.editable_stops() {
+                    Ok(stops) => stops,
+                    Err(e) => return Rc::new(s.rejected("story".into(), e)),
+                };
+                if stops.len() >= MAX_STOPS {
+                    return Rc::new(s.rejected(
+                        "story".into(),
+                        format!("a story has at most {MAX_STOPS} stops"),
+                    ));
+                }
+                let at = s.stop.map_or(stops.len(), |i| (i + 1).min(stops.len()));
+                stops.insert(
+                    at,
+                    Stop {
+                        step: (s.step < s.len).then_some(s.step),
+                        zoom: (s.zoom != (0, s.pages())).then_some(s.zoom),
+                        panels: s.panels,
+                        caption,
+                    },
+                );
+                let mut s = s.without_story();
+                s.story = Story::Own(stops);
+                s.stop = Some(at);
+                s.banner = None;
+                s
+            }
+            Action::DropStop => {
+                let (Some(i), Ok(mut stops)) = (s.stop, s.editable_stops()) else {
+                    return self;
+                };
+                if i >= stops.len() {
+                    return self;
+                }
+                stops.remove(i);
+                let mut s = s.without_story();
+                if !stops.is_empty() {
+                    s.story = Story::Own(stops);
+                    s.stop = i.checked_sub(1);
+                }
+                s
+            }
+            Action::LeaveStory => s.without_story(),
             Action::ShowOpenText(open_text) => State { open_text, ..s },
             Action::Shared(shared) => State { shared, ..s },
             Action::Probe(overlay, scenario, step) => match len_of(&scenario) {
@@ -759,7 +991,7 @@ impl Reducible for State {
                     let mut s = s.with_scenario(scenario, Vec::new(), len);
                     s.preset = None;
                     s.probe = Some(overlay);
-                    s.at(step)
+                    s.story_fits().at(step)
                 }
                 Err((field, message)) => State {
                     banner: Some(BannerMsg {
@@ -1117,6 +1349,119 @@ mod tests {
             (s.len, (2047, 2048)),
             "clamped to the file"
         );
+    }
+
+    #[test]
+    fn a_speakers_story_is_walked_stop_by_stop_and_travels_in_the_link() {
+        let s = reduce(
+            ready_at(100),
+            Action::AddStop("  Readahead\nat work ".into()),
+        );
+        assert_eq!((s.stop, s.banner.is_none()), (Some(0), true));
+        let s = reduce(reduce(s, Action::Seek(900)), Action::Zoom(10, 500));
+        let s = reduce(
+            reduce(s, Action::TogglePanel(Panel::Log)),
+            Action::AddStop("Two".into()),
+        );
+        let Story::Own(stops) = &s.story else {
+            panic!("{:?}", s.story)
+        };
+        assert_eq!(stops[0].caption, "Readahead\nat work");
+        assert_eq!((stops[0].step, stops[0].zoom), (Some(100), None));
+        assert_eq!((stops[1].step, stops[1].zoom), (Some(900), Some((10, 500))));
+        assert!(!stops[1].panels.log);
+        // Back to the first stop: its step, pages and panels.
+        let first = reduce(s.clone(), Action::NextStop(false));
+        assert_eq!(
+            (first.stop, first.step, first.zoom),
+            (Some(0), 100, (0, 2048))
+        );
+        assert!(first.panels.log && first.at_stop(0));
+        let back = Rc::new(first.clone());
+        assert!(
+            Rc::ptr_eq(&back, &back.clone().reduce(Action::NextStop(false))),
+            "no stop before the first"
+        );
+        // Moved away from a stop, back goes to that stop again.
+        let moved = reduce(s.clone(), Action::Seek(950));
+        assert!(!moved.at_stop(1));
+        assert_eq!(reduce(moved, Action::NextStop(false)).step, 900);
+        // The link opens at the stop.
+        let link = s.link("https://x.example/");
+        assert!(
+            link.contains("story2=") && link.ends_with("stop=2"),
+            "{link}"
+        );
+        let p = folioscope_scenario::link::parse_link(&link);
+        let opened = State::from_view(&p.view, &p.ignored, ready_at(0));
+        assert_eq!(
+            (opened.stop, opened.step, opened.zoom),
+            (Some(1), 900, (10, 500))
+        );
+        assert_eq!(opened.story, s.story);
+        // A bad caption is refused, and a story that no longer fits the
+        // run goes.
+        let r = reduce(s.clone(), Action::AddStop("a\nb\nc".into()));
+        assert_eq!(
+            (r.story == s.story, r.banner.unwrap().field),
+            (true, "caption".to_string())
+        );
+        let mut smaller = scenario();
+        smaller.file_size = 2 << 20;
+        let r = reduce(s.clone(), Action::Apply(smaller));
+        assert!(r.story.is_none() && r.stop.is_none());
+        let r = reduce(reduce(s, Action::DropStop), Action::DropStop);
+        assert!(r.story.is_none());
+    }
+
+    #[test]
+    fn a_seed_story_waits_for_its_timelines_and_then_goes_to_its_stop() {
+        let mut v = view(scenario(), Vec::new());
+        v.preset = Some("seed000-rev-huge".into());
+        let s = State::of_view(&v, &[]);
+        let s = reduce(s, Action::PlaySeedStory);
+        assert_eq!(
+            (s.story.clone(), s.stop, s.stops()),
+            (Story::Seed, Some(0), None)
+        );
+        assert!(
+            s.story_to_place().is_none(),
+            "nothing to place on before the build"
+        );
+        let b = built(&s);
+        let s = reduce(s, Action::Built(b.clone()));
+        let (preset, on) = s.story_to_place().expect("to be placed");
+        assert_eq!((preset.as_str(), &on), ("seed000-rev-huge", &b));
+        let timelines: Vec<&Timeline> = b.sides.iter().map(|x| &*x.timeline).collect();
+        let stops = folioscope_scenario::story::seed_story(&preset, timelines.as_slice()).unwrap();
+        // Stops placed on other timelines are refused.
+        let stale = reduce(s.clone(), Action::StoryPlaced(built(&s), stops.clone()));
+        assert!(stale.stops().is_none());
+        let s = reduce(s, Action::StoryPlaced(b, stops.clone()));
+        assert_eq!(s.stops(), Some(stops.as_slice()));
+        assert!(s.story_to_place().is_none() && s.at_stop(0));
+        assert_eq!(s.step, stops[0].step.unwrap_or(s.len));
+        let s = reduce(s, Action::NextStop(true));
+        assert_eq!((s.stop, s.step), (Some(1), stops[1].step.unwrap_or(s.len)));
+        // Another scenario is not the seed's: its story goes.
+        let mut other = scenario();
+        other.read_ahead_kb = 64;
+        assert!(reduce(s, Action::Apply(other)).story.is_none());
+    }
+
+    #[test]
+    fn a_clickers_page_down_asks_reveals_and_asks_again() {
+        let s = reduce(ready_at(0), Action::SetPredict(Some(Mark::MajorFault)));
+        let s = reduce(s, Action::Ask);
+        let q = s.question.clone().unwrap();
+        assert_eq!((q.revealed, s.step), (false, q.reveal_at - 1));
+        let s = reduce(reduce(s, Action::Guess(Some(3))), Action::Reveal);
+        let r = s.question.clone().unwrap();
+        assert_eq!((r.revealed, r.given, s.step), (true, Some(3), q.reveal_at));
+        let s = reduce(s, Action::Ask);
+        assert!(s.question.as_ref().unwrap().reveal_at > q.reveal_at);
+        let s = reduce(reduce(s, Action::ToggleHelp), Action::Escape);
+        assert!(s.question.is_none() && !s.help && !s.open_text);
     }
 
     #[test]

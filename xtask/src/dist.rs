@@ -13,9 +13,10 @@ use crate::tools::{setup_build, trunk_cmd};
 /// The budget for wasm + js + css, gzipped. Raised from 400 KB for issue
 /// 13's folio inspector, truthful strip, side-by-side compare and the
 /// seeds' tables, which the app now computes itself; then held to what
-/// the app measures (424.4 KB) with a little room, so that growth has to
-/// be paid for. Issue 12's goal is 300 KB.
-pub const GZIP_BUDGET: u64 = 435 * 1024;
+/// the app measures with a little room, so that growth has to be paid
+/// for: 424.4 KB before the embed, phone and accessibility work and the
+/// stories for talks, BUDGET_KB after. Issue 12's goal is 300 KB.
+pub const GZIP_BUDGET: u64 = 450 * 1024;
 
 pub fn dist() -> Result<PathBuf> {
     setup_build()?;

@@ -348,7 +348,7 @@ pub fn FileStrip(props: &StripProps) -> Html {
                 if setup.built.is_none() {
                     <span class="muted" data-testid={format!("building{}", side.suffix())}>{ if building.is_empty() { " · building the model".to_string() } else { building } }</span>
                 } else if !compact {
-                    <span class="muted strip-hints">{ " wheel: zoom · drag: select · double-click: whole file · hover: inspect" }</span>
+                    <span class="muted strip-hint">{ " wheel: zoom · drag: select · double-click: whole file · hover: inspect" }</span>
                 }
             </div>
             <div class="strip-canvas">

@@ -16,11 +16,11 @@ pub fn Help() -> Html {
         ("Home / End", "first / last step"),
         (
             "PageDown / PageUp",
-            "one event forward / back (a clicker's keys); in predict mode, ask",
+            "a clicker's keys: the story's next / previous stop; in predict mode ask, reveal, ask the next; else one event forward / back",
         ),
         ("b", "blank the screen (presenter mode)"),
         ("?", "this help"),
-        ("Esc", "dismiss a banner"),
+        ("Esc", "close every overlay: help, a question, a dialog, a banner"),
     ];
     html! {
         <div class="overlay" data-testid="help" onclick={close}>

@@ -1,8 +1,9 @@
 //! The first visit's explanation: one short paragraph on what an access
 //! is, what the strip shows and what the banner means, until it is
-//! dismissed (remembered in the browser's local storage). On a phone it
-//! starts folded to one line.
+//! dismissed (remembered in the browser's local storage), by its button
+//! or by Esc. On a phone it starts folded to one line.
 
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// The local-storage key that says the explanation was dismissed.
@@ -32,18 +33,36 @@ pub fn Intro() -> Html {
             .and_then(|w| w.as_f64())
             .is_some_and(|w| w <= NARROW_PX)
     });
-    if !*shown {
-        return html! {};
-    }
     let dismiss = {
         let shown = shown.clone();
-        Callback::from(move |_| {
+        Callback::from(move |_: ()| {
             if let Some(s) = storage() {
                 let _ = s.set_item(DISMISSED, "1");
             }
             shown.set(false);
         })
     };
+    // Esc closes it, as it closes every overlay.
+    {
+        let dismiss = dismiss.clone();
+        use_effect_with(*shown, move |&shown| {
+            let listener = shown.then(|| {
+                gloo::events::EventListener::new(&gloo::utils::window(), "keydown", move |e| {
+                    let key = e
+                        .dyn_ref::<web_sys::KeyboardEvent>()
+                        .map(web_sys::KeyboardEvent::key);
+                    if key.as_deref() == Some("Escape") {
+                        dismiss.emit(());
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+    if !*shown {
+        return html! {};
+    }
+    let dismiss = dismiss.reform(|_: MouseEvent| ());
     html! {
         <div class="intro" data-testid="intro" role="note">
             <details open={!*narrow}>

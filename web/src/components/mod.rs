@@ -21,6 +21,7 @@ pub mod real_strip;
 pub mod scenario_panel;
 pub mod seed_table;
 pub mod share;
+pub mod story;
 pub mod strip_legend;
 pub mod svg_paths;
 pub mod what_if;

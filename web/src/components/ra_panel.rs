@@ -3,8 +3,11 @@
 //! the cause of its last change. Inside an access, the events applied so
 //! far are added in. In compare mode every figure that differs between
 //! the kernels is marked, in each panel, with the first kernel's value.
+//! Presenter mode shows the figures a room reads as one table, a row
+//! for each kernel, so that a talk's view fits one screen.
 
 use folioscope_core::{Event, MissCause, Picture, Simulation, MMAP_LOTSAMISS};
+use folioscope_scenario::link::Mode;
 use yew::prelude::*;
 
 use crate::components::file_strip::Side;
@@ -162,6 +165,7 @@ pub fn RaRow() -> Html {
     let seekers = use_handles().seekers;
     // The counters are read out after a step, not at every frame of play.
     let live = if use_ui().playing { "off" } else { "polite" };
+    let presenter = use_ui().mode == Mode::Presenter;
     let sides = setup.compare.len() + 1;
     let columns = ["one", "two", "three"].get(sides - 1).copied();
     let Some(built) = setup.built.clone() else {
@@ -182,9 +186,100 @@ pub fn RaRow() -> Html {
         })
         .collect();
     let labels: Vec<String> = built.sides.iter().map(|s| s.kernel.label()).collect();
+    if presenter {
+        return table_html(&all, &labels, live);
+    }
     html! {
         <div class={classes!("ra-row", columns)}>
             { for all.iter().enumerate().map(|(i, p)| panel_html(i, p, &all, &labels, live)) }
+        </div>
+    }
+}
+
+/// The figures of presenter mode's table, by test id: the readahead
+/// window (headed as the kernel spells its fields), then (after the
+/// gauge) what the run has cost.
+const TABLE_RA: [(&str, &str); 4] = [
+    ("ra-start", "ra->start"),
+    ("ra-size", "ra->size"),
+    ("ra-async", "ra->async_size"),
+    ("ra-order", "ra->order"),
+];
+const TABLE_COUNTERS: [&str; 3] = ["major", "mb-read", "ios"];
+
+/// Every kernel's figures in one table, a row each, for presenter mode;
+/// a figure that differs from the first kernel's is marked.
+fn table_html(all: &[Panels], labels: &[String], live: &'static str) -> Html {
+    let find = |p: &Panels, id: &str| {
+        p.ra.iter()
+            .chain(&p.counters)
+            .find(|f| f.id == id)
+            .map(|f| (f.name, f.value.clone()))
+    };
+    let heads = TABLE_RA
+        .iter()
+        .map(|(_, head)| *head)
+        .chain(["mmap_miss"])
+        .chain(TABLE_COUNTERS.iter().map(|id| {
+            all.first()
+                .and_then(|p| find(p, id))
+                .map_or(*id, |(name, _)| name)
+        }));
+    let cell = |i: usize, p: &Panels, id: &str| {
+        let Some((_, value)) = find(p, id) else {
+            return html! { <td /> };
+        };
+        let differs = i > 0 && find(&all[0], id).is_some_and(|(_, a)| a != value);
+        let suffix = side_of(i).suffix();
+        html! {
+            <td class={classes!(differs.then_some("differs"))} data-testid={format!("{id}{suffix}")}>{ value }</td>
+        }
+    };
+    let rows = all.iter().enumerate().map(|(i, p)| {
+        let suffix = side_of(i).suffix();
+        let miss_differs = i > 0 && all[0].mmap_miss != p.mmap_miss;
+        html! {
+            <tr>
+                <th scope="row" class="strip-kernel">{ labels.get(i).cloned().unwrap_or_default() }</th>
+                { for TABLE_RA.iter().map(|(id, _)| cell(i, p, id)) }
+                <td class={classes!(miss_differs.then_some("differs"))}>
+                    <div class="gauge-cell">
+                        { gauge(p.mmap_miss) }
+                        <span class="value" data-testid={format!("mmap-miss{suffix}")}>{ p.mmap_miss }</span>
+                    </div>
+                </td>
+                { for TABLE_COUNTERS.iter().map(|id| cell(i, p, id)) }
+            </tr>
+        }
+    });
+    html! {
+        <table class="ra-table" data-testid="ra-table" aria-live={live}>
+            <thead>
+                <tr><th />{ for heads.map(|h| html! { <th scope="col">{ h }</th> }) }</tr>
+            </thead>
+            <tbody>{ for rows }</tbody>
+        </table>
+    }
+}
+
+fn side_of(i: usize) -> Side {
+    if i == 0 {
+        Side::A
+    } else {
+        Side::Compared(i - 1)
+    }
+}
+
+/// mmap_miss against MMAP_LOTSAMISS: the bar spans 0..=2×MMAP_LOTSAMISS,
+/// the line sits in the middle.
+fn gauge(mmap_miss: u16) -> Html {
+    let full = 2.0 * MMAP_LOTSAMISS as f64;
+    let pct = (mmap_miss as f64 / full * 100.0).min(100.0);
+    let over = mmap_miss > MMAP_LOTSAMISS;
+    html! {
+        <div class="gauge-bar" title="mmap_miss against MMAP_LOTSAMISS (100)">
+            <div class={classes!("gauge-fill", over.then_some("over"))} style={format!("width:{pct:.1}%")} />
+            <div class="gauge-line" title="MMAP_LOTSAMISS" />
         </div>
     }
 }
@@ -194,12 +289,7 @@ pub fn RaRow() -> Html {
 /// panel, the others'). The counters are a live region, `live` of
 /// `aria-live`.
 fn panel_html(i: usize, p: &Panels, all: &[Panels], labels: &[String], live: &'static str) -> Html {
-    let side = if i == 0 {
-        Side::A
-    } else {
-        Side::Compared(i - 1)
-    };
-    let suffix = side.suffix();
+    let suffix = side_of(i).suffix();
     // The same figure in the other kernels' panels.
     let others = |pick: &dyn Fn(&Panels) -> Option<String>| -> Vec<(String, String)> {
         all.iter()
@@ -243,10 +333,6 @@ fn panel_html(i: usize, p: &Panels, all: &[Panels], labels: &[String], live: &'s
             })
             .collect::<Html>()
     };
-    // The gauge spans 0..=2×MMAP_LOTSAMISS, the line sits in the middle.
-    let full = 2.0 * MMAP_LOTSAMISS as f64;
-    let pct = (p.mmap_miss as f64 / full * 100.0).min(100.0);
-    let over = p.mmap_miss > MMAP_LOTSAMISS;
     let miss_others = others(&|q| Some(q.mmap_miss.to_string()));
     let miss_differs = miss_others
         .iter()
@@ -264,10 +350,7 @@ fn panel_html(i: usize, p: &Panels, all: &[Panels], labels: &[String], live: &'s
                 { section(&p.ra, &|q| Some(&q.ra)) }
                 <div class={classes!("gauge", miss_differs.then_some("differs"))} title="mmap_miss against MMAP_LOTSAMISS (100)">
                     <span class="name">{ "mmap_miss" }</span>
-                    <div class="gauge-bar">
-                        <div class={classes!("gauge-fill", over.then_some("over"))} style={format!("width:{pct:.1}%")} />
-                        <div class="gauge-line" title="MMAP_LOTSAMISS" />
-                    </div>
+                    { gauge(p.mmap_miss) }
                     <span class="value" data-testid={format!("mmap-miss{suffix}")}>{ p.mmap_miss }</span>
                 </div>
                 <div class="cause muted" data-testid={format!("miss-cause{suffix}")}>{ p.cause.clone() }</div>

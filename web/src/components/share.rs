@@ -6,6 +6,7 @@
 use folioscope_scenario::export::{export, parse_text};
 use folioscope_scenario::link::{recording_param, to_link, Mode};
 use folioscope_scenario::seeds;
+use folioscope_scenario::story::Story;
 use yew::prelude::*;
 
 use crate::context::{use_handles, use_setup, use_ui};
@@ -32,7 +33,12 @@ pub fn ShareButtons() -> Html {
         let d = d.clone();
         Callback::from(move |_| {
             let state = latest.get();
-            let view = state.view();
+            let mut view = state.view();
+            // A seed story's stops as placed on screen: the text lists
+            // them without building the timelines again.
+            if let (Story::Seed, Some(stops)) = (&view.story, state.stops()) {
+                view.story = Story::Own(stops.to_vec());
+            }
             let title = match &state.recording {
                 Some(r) => format!("a recording: {}", r.title),
                 None => view
