@@ -92,6 +92,10 @@ export async function run({ newPage, expect, expectEq, text, cliText, shot, outD
     await own.fill('[data-testid="story-caption-input"]', text);
     await own.click('[data-testid="story-save"]');
   };
+  // Esc closes the caption form without a stop.
+  await own.click('[data-testid="story-add"]');
+  await own.press('[data-testid="story-caption-input"]', 'Escape');
+  expectEq(await own.$$eval('[data-testid="story-caption-input"]', (e) => e.length), 0, 'Esc closes the form');
   await addStop('Readahead at work:\nthe window grows');
   expectEq(await text(own, 'story-count'), 'stop 1 of 1', 'the first stop');
   expectEq(await caption(own), 'Readahead at work: the window grows', 'its two lines');

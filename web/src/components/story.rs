@@ -41,8 +41,17 @@ pub fn StoryBar() -> Html {
             let adding = adding.clone();
             Callback::from(move |_: MouseEvent| adding.set(false))
         };
+        // Esc closes the form as it closes every overlay.
+        let escape = {
+            let adding = adding.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Escape" {
+                    adding.set(false);
+                }
+            })
+        };
         html! {
-            <form class="story-add" onsubmit={save}>
+            <form class="story-add" onsubmit={save} onkeydown={escape}>
                 <textarea ref={caption.clone()} rows="2" maxlength={MAX_CAPTION.to_string()}
                     aria-label="the stop's caption, one or two lines"
                     placeholder="The stop's caption: one or two lines, what the audience should see here."
