@@ -175,13 +175,37 @@ pub fn kernel() -> Result<()> {
         }
     }
     drop(ra);
-    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| !o.ok).collect();
+    // A check that background eviction disturbed in every attempt gave no
+    // verdict: it is named, not counted as a difference, and too many of
+    // them fail the step, which then says too little about the model.
+    let disturbed: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| !o.ok && is_disturbance(&o.summary))
+        .collect();
+    let failed: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| !o.ok && !is_disturbance(&o.summary))
+        .collect();
     eprintln!(
-        "    {} checks, {} identical, {} not",
+        "    {} checks, {} identical, {} differ, {} disturbed by background eviction in every attempt",
         outcomes.len(),
-        outcomes.len() - failed.len(),
-        failed.len()
+        outcomes.len() - failed.len() - disturbed.len(),
+        failed.len(),
+        disturbed.len()
     );
+    for o in &disturbed {
+        eprintln!(
+            "    no verdict: {} at read_ahead_kb {}: {}",
+            o.what, o.ra_kb, o.summary
+        );
+    }
+    if disturbed.len() > MAX_DISTURBED {
+        bail!(
+            "{} of {} real-kernel checks were disturbed by background eviction in every attempt (at most {MAX_DISTURBED} may be)",
+            disturbed.len(),
+            outcomes.len()
+        );
+    }
     if let Some(first) = failed.first() {
         bail!(
             "{} of {} real-kernel checks differ; the first: {} at read_ahead_kb {}: {}",
@@ -318,6 +342,14 @@ fn events_line(out: &str) -> String {
 /// How many times a synthetic check is run while background eviction
 /// disturbs it.
 const DISTURBED_ROUNDS: usize = 3;
+
+/// How many checks may end without a verdict, disturbed in every
+/// attempt. This VM's DAMON pages out file pages idle for about 6 s (a
+/// `pageout` scheme, minimum age 12 aggregation intervals of 500 ms), so a
+/// run that reads 131,072 pages one by one over 10 to 20 s (`read:4096`
+/// under POSIX_FADV_RANDOM on 512 MiB) loses its first pages before it
+/// ends, attempt after attempt.
+const MAX_DISTURBED: usize = 2;
 
 /// Whether a failed check's words say background eviction disturbed it
 /// (the probe's residency or folio layout, or a folio deleted mid-run),
