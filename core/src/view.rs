@@ -66,7 +66,7 @@ impl Span {
 
     /// Calls `f(x, n)` for each bin `x` that holds `n > 0` pages of
     /// `[start, end)`, in order.
-    fn for_each_overlap(&self, start: u64, end: u64, mut f: impl FnMut(usize, u32)) {
+    pub fn for_each_overlap(&self, start: u64, end: u64, mut f: impl FnMut(usize, u32)) {
         let (s, e) = (start.max(self.first), end.min(self.end));
         if s >= e {
             return;

@@ -58,29 +58,6 @@ pub fn runs_text(runs: &[FolioRun]) -> String {
         .join(",")
 }
 
-/// Calls `f(x, n)` for each bin `x` of `view` holding `n > 0` of pages
-/// `[start, end)`.
-fn overlap(view: Span, start: u64, end: u64, mut f: impl FnMut(usize, u32)) {
-    let (s, e) = (start.max(view.first), end.min(view.end));
-    if s >= e {
-        return;
-    }
-    let Some(mut x) = view.bin_of(s) else {
-        return;
-    };
-    while x < view.bins {
-        let r = view.bin_pages(x);
-        if r.start >= e {
-            break;
-        }
-        let n = e.min(r.end).saturating_sub(s.max(r.start));
-        if n > 0 {
-            f(x as usize, n as u32);
-        }
-        x += 1;
-    }
-}
-
 /// Where each run's pages are, `(start, end, order)`, in page order.
 fn pieces(runs: &[FolioRun]) -> Vec<(u64, u64, u8)> {
     runs.iter()
@@ -127,8 +104,7 @@ pub fn differing(a: &[FolioRun], b: &[FolioRun], first: u64, end: u64) -> Vec<(u
 pub fn lane(real: &[(u64, u8)], model: Vec<FolioRun>, view: Span) -> Lane {
     let mut bins = vec![Bin::default(); view.bins as usize];
     for &(index, order) in real {
-        overlap(
-            view,
+        view.for_each_overlap(
             index,
             index.saturating_add(1u64 << order.min(63)),
             |x, n| {
@@ -142,7 +118,7 @@ pub fn lane(real: &[(u64, u8)], model: Vec<FolioRun>, view: Span) -> Lane {
     let ranges = differing(&real, &model, view.first, view.end);
     let mut differs = vec![false; view.bins as usize];
     for &(s, e) in &ranges {
-        overlap(view, s, e, |x, _| differs[x] = true);
+        view.for_each_overlap(s, e, |x, _| differs[x] = true);
     }
     Lane {
         bins,
