@@ -64,6 +64,14 @@ impl Span {
         start..self.page_at(x + 1).max(start + 1).min(self.end)
     }
 
+    /// How many pages bin `x` holds: [`Span::bin_pages`]'s length, without
+    /// counting them one by one (`Range<u64>` is no `ExactSizeIterator`,
+    /// and its `count()` walks the range in a build for size).
+    pub fn bin_len(&self, x: u32) -> u64 {
+        let r = self.bin_pages(x);
+        r.end.saturating_sub(r.start)
+    }
+
     /// Calls `f(x, n)` for each bin `x` that holds `n > 0` pages of
     /// `[start, end)`, in order.
     pub fn for_each_overlap(&self, start: u64, end: u64, mut f: impl FnMut(usize, u32)) {

@@ -145,7 +145,7 @@ pub fn paint(lane: &Lane, view: Span, cursor: Option<u64>, p: &Palette, buf: &mu
     for (x, b) in lane.bins.iter().enumerate() {
         // As the strip draws a column: each order by its share of the
         // column's pages, so a column a hundredth cached is drawn so.
-        let pages = view.bin_pages(x as u32).count().max(1) as u32;
+        let pages = view.bin_len(x as u32).max(1) as u32;
         crate::strip::folio_band(
             b,
             pages,

@@ -48,19 +48,52 @@ pub struct Marks<'a> {
     pub reference: Option<&'a [Bin]>,
 }
 
-/// Renders the strip into `buf` (resized to width × HEIGHT × 4): the
-/// machine's state, then `overlay`, the events already applied inside the
-/// access being stepped through.
+/// A strip's pixels, kept from frame to frame with what each column was
+/// painted from, so that a frame paints again only the columns whose
+/// inputs changed: while playing, an access changes a few columns of a
+/// thousand.
+#[derive(Default)]
+pub struct Raster {
+    /// RGBA, `span.bins` × [`HEIGHT`], row-major.
+    pub rgba: Vec<u8>,
+    /// The span and palette the pixels were painted for.
+    painted: Option<(Span, Palette)>,
+    columns: Vec<Option<Column>>,
+}
+
+/// Everything column `x`'s pixels depend on: painting one is a function
+/// of this alone, given the span and the palette.
+#[derive(Clone, Copy, PartialEq)]
+struct Column {
+    bin: Bin,
+    /// Whether the column before holds cached pages (a folio edge).
+    left_cached: bool,
+    window: Window,
+    differs: bool,
+    cursor: Option<[u8; 3]>,
+}
+
+/// How `file_ra_state`'s window covers a column.
+#[derive(Clone, Copy, PartialEq)]
+enum Window {
+    Outside,
+    Sync,
+    Async,
+}
+
+/// Renders the strip into `raster` (width × HEIGHT × 4): the machine's
+/// state, then `overlay`, the events already applied inside the access
+/// being stepped through.
 pub fn render(
     m: &Machine,
     view: Span,
     overlay: &[Event],
     marks: Marks,
     palette: &Palette,
-    buf: &mut Vec<u8>,
+    raster: &mut Raster,
 ) {
     if view.pages() == 0 {
-        paint(&[], view, None, marks, palette, buf);
+        raster.paint(&[], view, None, marks, palette);
         return;
     }
     // The machine before the access, and what its first events did.
@@ -68,18 +101,83 @@ pub fn render(
     for e in overlay {
         picture.apply(e);
     }
-    paint(
-        picture.bins(),
-        view,
-        Some(picture.ra()),
-        marks,
-        palette,
-        buf,
-    );
+    raster.paint(picture.bins(), view, Some(picture.ra()), marks, palette);
 }
 
-/// Paints `bins`, one per pixel column of `span`, with the readahead
-/// window of `ra` and `marks`.
+impl Raster {
+    /// Paints `bins`, one per pixel column of `span`, with the readahead
+    /// window of `ra` and `marks`, over what the last call painted.
+    pub fn paint(
+        &mut self,
+        bins: &[Bin],
+        span: Span,
+        ra: Option<FileRaState>,
+        marks: Marks,
+        p: &Palette,
+    ) {
+        let w = span.bins.max(1);
+        if self
+            .painted
+            .as_ref()
+            .is_none_or(|(s, q)| *s != span || q != p)
+        {
+            self.rgba.clear();
+            self.rgba.resize((w * HEIGHT * 4) as usize, 255);
+            self.columns.clear();
+            self.columns.resize(w as usize, None);
+            self.painted = Some((span, p.clone()));
+        }
+        let cursor: Vec<(u32, [u8; 3])> = marks
+            .cursor
+            .and_then(|page| span.bin_of(page))
+            .map(|c| cursor_columns(c, w, p).collect())
+            .unwrap_or_default();
+        let edges = span.pages() > 0 && span.bins as u64 >= EDGE_MIN_PX * span.pages();
+        let mut left_cached = false;
+        for x in 0..w {
+            let cursor = cursor.iter().find(|(cx, _)| *cx == x).map(|&(_, rgb)| rgb);
+            let column = bins.get(x as usize).map(|&bin| Column {
+                bin,
+                left_cached: edges && left_cached,
+                window: window(ra, span, x),
+                differs: marks
+                    .reference
+                    .and_then(|r| r.get(x as usize))
+                    .is_some_and(|r| *r != bin),
+                cursor,
+            });
+            left_cached = column.is_some_and(|c| c.bin.cached() > 0);
+            let key = column.or(cursor.map(|cursor| Column {
+                bin: Bin::default(),
+                left_cached: false,
+                window: Window::Outside,
+                differs: false,
+                cursor: Some(cursor),
+            }));
+            if self.columns[x as usize] == key {
+                continue;
+            }
+            self.columns[x as usize] = key;
+            let col = match (column, cursor) {
+                (_, Some(rgb)) => [rgb; HEIGHT as usize],
+                (Some(c), None) => paint_column(&c, span.bin_len(x).max(1) as u32, edges, p),
+                (None, None) => [[255; 3]; HEIGHT as usize],
+            };
+            // Byte by byte: the app is built for size, and a small
+            // `copy_from_slice` there is a call to memcpy per pixel.
+            for (y, &[r, g, b]) in col.iter().enumerate() {
+                let i = (y * w as usize + x as usize) * 4;
+                let px = &mut self.rgba[i..i + 3];
+                px[0] = r;
+                px[1] = g;
+                px[2] = b;
+            }
+        }
+    }
+}
+
+/// Paints `bins` into `buf` afresh; see [`Raster::paint`].
+#[cfg(test)]
 pub fn paint(
     bins: &[Bin],
     span: Span,
@@ -88,76 +186,70 @@ pub fn paint(
     p: &Palette,
     buf: &mut Vec<u8>,
 ) {
-    let w = span.bins.max(1);
-    buf.clear();
-    buf.resize((w * HEIGHT * 4) as usize, 255);
-    let mut put = |x: u32, y0: u32, y1: u32, rgb: [u8; 3]| {
-        for y in y0..y1 {
-            let i = ((y * w + x) * 4) as usize;
-            buf[i..i + 3].copy_from_slice(&rgb);
+    let mut raster = Raster::default();
+    raster.paint(bins, span, ra, marks, p);
+    *buf = raster.rgba;
+}
+
+/// How `ra`'s window covers the pages of column `x`.
+fn window(ra: Option<FileRaState>, span: Span, x: u32) -> Window {
+    let Some(ra) = ra.filter(|ra| ra.size > 0) else {
+        return Window::Outside;
+    };
+    let r = span.bin_pages(x);
+    let async_from = ra.start + ra.size - ra.async_size;
+    let overlaps = |a: u64, b: u64| r.start < b && a < r.end;
+    if ra.async_size > 0 && overlaps(async_from, ra.start + ra.size) {
+        Window::Async
+    } else if overlaps(ra.start, ra.start + ra.size) {
+        Window::Sync
+    } else {
+        Window::Outside
+    }
+}
+
+/// The pixels of one column of `pages` pages, top first.
+fn paint_column(c: &Column, pages: u32, edges: bool, p: &Palette) -> [[u8; 3]; HEIGHT as usize] {
+    let mut col = [[255u8; 3]; HEIGHT as usize];
+    let mut put = |y0: u32, y1: u32, rgb: [u8; 3]| {
+        for px in &mut col[y0 as usize..y1 as usize] {
+            *px = rgb;
         }
     };
-    let edges = span.pages() > 0 && span.bins as u64 >= EDGE_MIN_PX * span.pages();
+    let b = &c.bin;
+    // Mapping: PMD-mapped pages from the foot, PTE-mapped above.
+    let map_h = MAP_BOTTOM - MAP_TOP;
+    let pmd = share_px(b.pmd_mapped.min(pages), pages, map_h);
+    let pte = share_px(b.pte_mapped.min(pages), pages, map_h).min(map_h - pmd);
+    put(MAP_BOTTOM - pmd, MAP_BOTTOM, p.pmd);
+    put(MAP_BOTTOM - pmd - pte, MAP_BOTTOM - pmd, p.pte);
+
+    if b.readahead > 0 {
+        put(RA_TOP, RA_BOTTOM, p.readahead);
+    }
+
     let mut segs = [(0u32, [0u8; 3]); ORDERS + 2];
-    let mut left_cached = false;
-    for (x, b) in bins.iter().enumerate().take(w as usize) {
-        let x = x as u32;
-        let pages = span.bin_pages(x).count().max(1) as u32;
-
-        // Mapping: PMD-mapped pages from the foot, PTE-mapped above.
-        let map_h = MAP_BOTTOM - MAP_TOP;
-        let pmd = share_px(b.pmd_mapped.min(pages), pages, map_h);
-        let pte = share_px(b.pte_mapped.min(pages), pages, map_h).min(map_h - pmd);
-        put(x, MAP_BOTTOM - pmd, MAP_BOTTOM, p.pmd);
-        put(x, MAP_BOTTOM - pmd - pte, MAP_BOTTOM - pmd, p.pte);
-
-        if b.readahead > 0 {
-            put(x, RA_TOP, RA_BOTTOM, p.readahead);
-        }
-
-        let cached_h = folio_band(
-            b,
-            pages,
-            (FOLIO_TOP, FOLIO_BOTTOM),
-            p,
-            &mut segs,
-            |y0, y1, rgb| put(x, y0, y1, rgb),
-        );
-        // An edge only where a folio meets another: next to a page that
-        // is not cached, the change of colour shows where it starts.
-        if edges && b.heads > 0 && cached_h > 0 && left_cached {
-            put(x, FOLIO_BOTTOM - cached_h, FOLIO_BOTTOM, p.folio_edge);
-        }
-        left_cached = cached_h > 0;
-
-        // file_ra_state's window over the pages of the bin.
-        if let Some(ra) = ra.filter(|ra| ra.size > 0) {
-            let r = span.bin_pages(x);
-            let async_from = ra.start + ra.size - ra.async_size;
-            let overlaps = |a: u64, b: u64| r.start < b && a < r.end;
-            if ra.async_size > 0 && overlaps(async_from, ra.start + ra.size) {
-                put(x, WIN_TOP, WIN_BOTTOM, p.window_async);
-            } else if overlaps(ra.start, ra.start + ra.size) {
-                put(x, WIN_TOP, WIN_BOTTOM, p.window);
-            }
-        }
-
-        // Where this kernel holds the column's pages differently from the
-        // first kernel (their states and orders, shadows, mappings,
-        // PG_readahead marks or folio starts).
-        if marks
-            .reference
-            .and_then(|r| r.get(x as usize))
-            .is_some_and(|r| r != b)
-        {
-            put(x, DIFF_TOP, DIFF_BOTTOM, p.differs);
-        }
+    let cached_h = folio_band(b, pages, (FOLIO_TOP, FOLIO_BOTTOM), p, &mut segs, &mut put);
+    // An edge only where a folio meets another: next to a page that is
+    // not cached, the change of colour shows where it starts.
+    if edges && b.heads > 0 && cached_h > 0 && c.left_cached {
+        put(FOLIO_BOTTOM - cached_h, FOLIO_BOTTOM, p.folio_edge);
     }
-    if let Some(c) = marks.cursor.and_then(|page| span.bin_of(page)) {
-        for (x, rgb) in cursor_columns(c, w, p) {
-            put(x, 0, HEIGHT, rgb);
-        }
+
+    // file_ra_state's window over the pages of the column.
+    match c.window {
+        Window::Async => put(WIN_TOP, WIN_BOTTOM, p.window_async),
+        Window::Sync => put(WIN_TOP, WIN_BOTTOM, p.window),
+        Window::Outside => {}
     }
+
+    // Where this kernel holds the column's pages differently from the
+    // first kernel (their states and orders, shadows, mappings,
+    // PG_readahead marks or folio starts).
+    if c.differs {
+        put(DIFF_TOP, DIFF_BOTTOM, p.differs);
+    }
+    col
 }
 
 /// Paints one column's folio band `[top, bottom)` for bin `b` of `pages`
@@ -299,20 +391,27 @@ mod tests {
                 bins: 1200,
             },
         ];
-        let (mut a, mut b) = (Vec::new(), Vec::new());
+        // One raster a view for each of the two ways of drawing, kept
+        // from step to step as the app keeps them, so that what they
+        // paint again is checked against a raster painted afresh.
+        let mut a: [Raster; 2] = Default::default();
+        let mut b: [Raster; 2] = Default::default();
         let mut drawn_changes = 0;
         for _ in 0..200 {
             let before = sim.machine().clone();
             let mut events = Vec::new();
             sim.step(&mut events);
-            for view in views {
+            for (i, view) in views.into_iter().enumerate() {
                 let none = Marks::default();
-                render(&before, view, &events, none, &p, &mut a);
-                render(sim.machine(), view, &[], none, &p, &mut b);
-                assert!(a == b, "{view:?}");
-                let mut c = Vec::new();
+                render(&before, view, &events, none, &p, &mut a[i]);
+                render(sim.machine(), view, &[], none, &p, &mut b[i]);
+                assert!(a[i].rgba == b[i].rgba, "{view:?}");
+                let mut fresh = Raster::default();
+                render(sim.machine(), view, &[], none, &p, &mut fresh);
+                assert!(fresh.rgba == b[i].rgba, "repainted columns, {view:?}");
+                let mut c = Raster::default();
                 render(&before, view, &[], none, &p, &mut c);
-                drawn_changes += (c != b) as u32;
+                drawn_changes += (c.rgba != b[i].rgba) as u32;
             }
         }
         assert!(drawn_changes > 10, "the accesses change the drawing");
@@ -375,6 +474,59 @@ mod tests {
         assert_eq!(&c1[..27], vec![p.order(9); 27].as_slice());
         assert_eq!(&c1[27..], vec![p.under_io; 9].as_slice());
         assert_eq!(column(&buf, 3, 2), vec![p.uncached; band]);
+    }
+
+    /// A raster kept from frame to frame, each frame changing a few bins,
+    /// the cursor, the readahead window or the first kernel's bins, holds
+    /// what a raster painted afresh holds.
+    #[test]
+    fn a_kept_raster_paints_what_a_fresh_one_does() {
+        let p = palette::style_sheet().unwrap();
+        let mut seed = 0x5eed_u64;
+        let mut r = move |n: u32| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) as u32) % n.max(1)
+        };
+        for (first, end, w) in [(0, 4096, 300), (100, 140, 200), (0, 1 << 19, 1040)] {
+            let span = Span {
+                first,
+                end,
+                bins: w,
+            };
+            let mut bins = vec![Bin::default(); w as usize - r(3) as usize];
+            let mut reference = bins.clone();
+            let mut kept = Raster::default();
+            for frame in 0..100 {
+                for _ in 0..r(6) {
+                    let i = r(bins.len() as u32) as usize;
+                    let b = &mut bins[i];
+                    b.by_order[r(ORDERS as u32) as usize] += r(8);
+                    b.resident = b.by_order.iter().sum();
+                    b.heads += r(2);
+                    b.readahead = r(2);
+                    b.shadows = r(5);
+                    b.pmd_mapped = r(9);
+                    b.locked = r(3);
+                }
+                if r(4) == 0 {
+                    reference = bins.clone();
+                }
+                let mut ra = FileRaState::new(512);
+                (ra.start, ra.size) = (first + r(3000) as u64, r(600) as u64);
+                ra.async_size = r(ra.size as u32 + 1) as u64;
+                let marks = Marks {
+                    cursor: (r(5) > 0).then(|| first + r(span.pages() as u32) as u64),
+                    reference: (r(3) > 0).then_some(&reference[..]),
+                };
+                let ra = (r(4) > 0).then_some(ra);
+                kept.paint(&bins, span, ra, marks, &p);
+                let mut fresh = Vec::new();
+                paint(&bins, span, ra, marks, &p, &mut fresh);
+                assert!(kept.rgba == fresh, "{span:?}, frame {frame}");
+            }
+        }
     }
 
     #[test]

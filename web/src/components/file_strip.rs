@@ -83,10 +83,10 @@ fn reference_bins(
     bins
 }
 
-/// The pixel buffer, reused from frame to frame.
+/// The strip's pixels, kept from frame to frame.
 #[derive(Default)]
 struct Buffers {
-    rgba: Vec<u8>,
+    raster: strip::Raster,
 }
 
 fn canvas_width(canvas: &HtmlCanvasElement) -> u32 {
@@ -468,18 +468,19 @@ fn draw(
                     reference: None,
                 };
                 let ra = Some(sim.machine().ra());
-                strip::paint(bins, view, ra, marks, &palette, &mut b.rgba);
+                b.raster.paint(bins, view, ra, marks, &palette);
             }
             (reference, _) => {
                 let marks = strip::Marks {
                     cursor,
                     reference: reference.as_deref().map(Vec::as_slice),
                 };
-                strip::render(sim.machine(), view, overlay, marks, &palette, &mut b.rgba);
+                strip::render(sim.machine(), view, overlay, marks, &palette, &mut b.raster);
             }
         }
     });
-    if let Ok(img) = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.rgba), w, strip::HEIGHT)
+    if let Ok(img) =
+        ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.raster.rgba), w, strip::HEIGHT)
     {
         let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
@@ -494,7 +495,7 @@ fn draw(
         for p in view.first..view.end {
             if let Some(x) = view.bin_of(p) {
                 let i = ((y * w + (x + 3).min(w - 1)) * 4) as usize;
-                let under = [b.rgba[i], b.rgba[i + 1], b.rgba[i + 2]];
+                let under = [b.raster.rgba[i], b.raster.rgba[i + 1], b.raster.rgba[i + 2]];
                 ctx.set_fill_style_str(strip::label_colour(under));
                 let _ = ctx.fill_text(&p.to_string(), x as f64 + 3.0, y as f64);
             }
