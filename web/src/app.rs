@@ -24,6 +24,7 @@ use crate::components::{
     event_log::EventLog,
     file_strip::{FileStrip, Side},
     header::Header,
+    held_out_of_sight::HeldOutOfSight,
     help::Help,
     intro::Intro,
     plots::Plots,
@@ -203,7 +204,7 @@ fn Frame() -> Html {
                     if setup.recording.is_some() { <RealStrip /> }
                     { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                     <Controls />
-                    <RaRow />
+                    <HeldOutOfSight><RaRow /></HeldOutOfSight>
                     // Presenter mode shows no more than fits one screen.
                     if !presenter { <WhatIfPanel /> }
                     <div class="panel-toggles" hidden={presenter}>
@@ -211,25 +212,25 @@ fn Frame() -> Html {
                         <label><input type="checkbox" checked={panels.log} onchange={toggle(Panel::Log)} data-testid="toggle-log" />{ "event log" }</label>
                         <label><input type="checkbox" checked={panels.xarray} onchange={toggle(Panel::Xarray)} data-testid="toggle-xarray" />{ "xarray" }</label>
                     </div>
-                    if panels.plots && !presenter { <Plots /> }
+                    if panels.plots && !presenter { <HeldOutOfSight><Plots /></HeldOutOfSight> }
                     if presenter {
                     } else if compared_n == 0 {
-                        <div class="lower">
+                        <HeldOutOfSight class="lower">
                             if panels.log { <EventLog side={Side::A} /> }
                             if panels.xarray { <XarrayView side={Side::A} /> }
-                        </div>
+                        </HeldOutOfSight>
                     } else {
                         // Each kernel's log, then each kernel's xarray,
                         // side by side under one cursor.
                         if panels.log {
-                            <div class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} data-testid="logs">
+                            <HeldOutOfSight class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} testid="logs">
                                 { for sides(compared_n).map(|side| html! { <EventLog {side} /> }) }
-                            </div>
+                            </HeldOutOfSight>
                         }
                         if panels.xarray {
-                            <div class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} data-testid="xarrays">
+                            <HeldOutOfSight class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} testid="xarrays">
                                 { for sides(compared_n).map(|side| html! { <XarrayView {side} /> }) }
-                            </div>
+                            </HeldOutOfSight>
                         }
                     }
                 </section>

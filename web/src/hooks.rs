@@ -1,12 +1,13 @@
 //! The app's effects, one hook each: building the view's timelines, the
 //! page's address and history, the play loop, the keyboard, a dropped
 //! recording or probe report, a recording in the page's link, the event
-//! check of a recording, the placing of a seed preset's story, and the
-//! rehearsal of a jump after load.
+//! check of a recording, the placing of a seed preset's story, the
+//! rehearsal of a jump after load; and whether an element is in sight.
 
 mod use_build;
 mod use_file_drop;
 mod use_history;
+mod use_in_sight;
 mod use_keys;
 mod use_play;
 mod use_real_check;
@@ -17,6 +18,7 @@ mod use_warm_up;
 pub use use_build::use_build;
 pub use use_file_drop::use_file_drop;
 pub use use_history::use_history;
+pub use use_in_sight::use_in_sight;
 pub use use_keys::{use_keys, Keys};
 pub use use_play::use_play;
 pub use use_real_check::use_real_check;

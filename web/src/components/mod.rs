@@ -8,6 +8,7 @@ pub mod embed_bar;
 pub mod event_log;
 pub mod file_strip;
 pub mod header;
+pub mod held_out_of_sight;
 pub mod help;
 pub mod inspector;
 pub mod intro;

@@ -14,6 +14,8 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use crate::hooks::use_in_sight;
+
 use crate::components::file_strip::Side;
 use crate::context::{use_handles, use_moment, use_setup, use_zoom};
 use crate::palette;
@@ -31,46 +33,6 @@ type Trees = (
     Option<Rc<folioscope_core::XaTree>>,
     Option<Rc<folioscope_core::XaTree>>,
 );
-
-/// Whether the element is in sight, or within a screen's margin of it,
-/// as an IntersectionObserver tells; true until it first says otherwise.
-#[hook]
-fn use_in_sight(node: &NodeRef) -> bool {
-    let in_sight = use_state(|| true);
-    {
-        let (node, in_sight) = (node.clone(), in_sight.clone());
-        use_effect_with((), move |_| {
-            let callback = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(
-                move |entries: js_sys::Array| {
-                    if let Some(e) = entries
-                        .iter()
-                        .last()
-                        .and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
-                    {
-                        in_sight.set(e.is_intersecting());
-                    }
-                },
-            );
-            let options = web_sys::IntersectionObserverInit::new();
-            options.set_root_margin("100% 0px");
-            let observer = web_sys::IntersectionObserver::new_with_options(
-                callback.as_ref().unchecked_ref(),
-                &options,
-            )
-            .ok();
-            if let (Some(o), Some(el)) = (&observer, node.cast::<web_sys::Element>()) {
-                o.observe(&el);
-            }
-            move || {
-                if let Some(o) = observer {
-                    o.disconnect();
-                }
-                drop(callback);
-            }
-        });
-    }
-    *in_sight
-}
 
 thread_local! {
     /// The trees made for the step on screen, one per kernel.
@@ -256,7 +218,7 @@ pub fn XarrayView(props: &XarrayProps) -> Html {
     // not pay for trees nobody sees. The first kernel's nodes come too, to
     // mark where another kernel's differ.
     let section_ref = use_node_ref();
-    let in_sight = use_in_sight(&section_ref);
+    let in_sight = use_in_sight(&section_ref, "100% 0px");
     let shown = use_mut_ref(|| None::<(usize, Trees)>);
     let view_key = built.map_or(0, |b| Rc::as_ptr(&b.0) as usize);
     let stale = shown
