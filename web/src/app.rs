@@ -39,7 +39,9 @@ use crate::components::{
     what_if::WhatIfPanel,
     xarray_view::XarrayView,
 };
-use crate::context::{use_handles, use_setup, use_ui, Handles, Latest, Moment, Setup, Ui, Zoom};
+use crate::context::{
+    use_handles, use_setup, use_ui, Building, Handles, Latest, Moment, Setup, Ui, Zoom,
+};
 use crate::hooks::{
     use_build, use_file_drop, use_history, use_keys, use_play, use_real_check, use_recording_link,
     use_seed_story, use_warm_up, Keys,
@@ -132,6 +134,7 @@ pub fn App() -> Html {
     html! {
         <ContextProvider<Handles> context={handles}>
         <ContextProvider<Setup> context={setup}>
+        <ContextProvider<Building> context={Building(state.progress)}>
         <ContextProvider<Moment> context={state.moment()}>
         <ContextProvider<Zoom> context={state.zoom_slice()}>
         <ContextProvider<Ui> context={state.ui()}>
@@ -139,6 +142,7 @@ pub fn App() -> Html {
         </ContextProvider<Ui>>
         </ContextProvider<Zoom>>
         </ContextProvider<Moment>>
+        </ContextProvider<Building>>
         </ContextProvider<Setup>>
         </ContextProvider<Handles>>
     }

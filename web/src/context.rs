@@ -34,7 +34,6 @@ pub struct Setup {
     pub len: u64,
     pub pages: u64,
     pub built: Option<Kept<Built>>,
-    pub progress: Option<Progress>,
     /// The recording whose accesses the scenario is, and side A's model
     /// held to its events.
     pub recording: Option<Kept<Recorded>>,
@@ -140,7 +139,6 @@ impl State {
             len: self.len,
             pages: self.pages(),
             built: self.built.clone(),
-            progress: self.progress,
             recording: self.recording.clone(),
             real_check: self.real_check.clone(),
         }
@@ -198,6 +196,19 @@ pub fn use_handles() -> Handles {
 #[hook]
 pub fn use_setup() -> Setup {
     use_context::<Setup>().expect("the app provides the setup")
+}
+
+/// How far the build of the view's timelines has come, while it runs: a
+/// slice of its own, as it changes every few milliseconds of a build and
+/// only the strips' heads show it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Building(pub Option<Progress>);
+
+#[hook]
+pub fn use_building() -> Option<Progress> {
+    use_context::<Building>()
+        .expect("the app provides the build's progress")
+        .0
 }
 
 #[hook]

@@ -18,7 +18,7 @@ use yew::prelude::*;
 use crate::components::counter_line::CounterLine;
 use crate::components::inspector::Inspector;
 use crate::components::strip_legend::StripLegend;
-use crate::context::{use_handles, use_moment, use_setup, use_zoom, Moment, Zoom};
+use crate::context::{use_building, use_handles, use_moment, use_setup, use_zoom, Moment, Zoom};
 use crate::palette;
 use crate::seekers::SeekersHandle;
 use crate::state::{Action, Built, Kept};
@@ -325,7 +325,7 @@ pub fn FileStrip(props: &StripProps) -> Html {
         Side::Compared(i) => setup.compare.get(i).map(|k| k.label()),
     }
     .unwrap_or_default();
-    let building = setup.progress.map_or(String::new(), |p| {
+    let building = use_building().map_or(String::new(), |p| {
         format!(" · building the model: {}%", p.done * 100 / p.of.max(1))
     });
     let id = format!("strip{}", side.suffix());
