@@ -9,11 +9,13 @@
 //! ([`crate::checkpoint`]), so they can sit a few hundred accesses apart.
 
 mod marks;
+mod origins;
 
 use std::collections::HashSet;
 use std::rc::Rc;
 
 use marks::MarkRuns;
+use origins::Origins;
 
 use crate::checkpoint::Checkpoint;
 use crate::config::Config;
@@ -79,48 +81,6 @@ pub struct Timeline {
     end: Machine,
     checkpoint_bytes: usize,
     origins: Origins,
-}
-
-/// Where each folio came from: every `filemap_add_folio` of the run, as
-/// (access, index) in the order they happened, so that the access that
-/// made the folio standing at an index at any step is found by looking
-/// back from that step. Kept as 32-bit pairs (page indices stay under
-/// 2^24, and a run longer than 2^32 accesses stops being recorded and
-/// answers none after that).
-#[derive(Clone, Debug, Default)]
-struct Origins {
-    adds: Vec<(u32, u32)>,
-    /// Accesses recorded: adds after this are not known.
-    known_to: u64,
-}
-
-impl Origins {
-    fn note(&mut self, access: u64, added: &[u64]) {
-        if self.known_to + 1 != access {
-            return;
-        }
-        let (Ok(a), true) = (
-            u32::try_from(access),
-            added.iter().all(|&i| i <= u32::MAX as u64),
-        ) else {
-            return;
-        };
-        self.adds.extend(added.iter().map(|&i| (a, i as u32)));
-        self.known_to = access;
-    }
-
-    /// The last access at or before `step` that added a folio at `index`.
-    fn added_at(&self, index: u64, step: u64) -> Option<u64> {
-        if step > self.known_to {
-            return None;
-        }
-        let end = self.adds.partition_point(|&(a, _)| a as u64 <= step);
-        self.adds[..end]
-            .iter()
-            .rev()
-            .find(|&&(_, i)| i as u64 == index)
-            .map(|&(a, _)| a as u64)
-    }
 }
 
 /// What one access did, for the timeline's density, marks and origins.
@@ -319,7 +279,7 @@ impl TimelineBuilder {
             density: self.density,
             bucket: self.bucket,
             checkpoint_bytes: self.checkpoint_bytes,
-            origins: self.origins,
+            origins: self.origins.finished(),
         }
     }
 }
@@ -584,7 +544,7 @@ impl Timeline {
 
     /// Bytes the record of added folios takes.
     pub fn origins_bytes(&self) -> usize {
-        self.origins.adds.capacity() * std::mem::size_of::<(u32, u32)>()
+        self.origins.bytes()
     }
 
     /// Counters sampled across the run, for plots.
