@@ -42,6 +42,9 @@ const SPEEDUP_TARGET: f64 = 500.0;
 const SPEEDUP_AIM: f64 = 1000.0;
 /// wasm time as a multiple of native time, at most.
 const WASM_TARGET: f64 = 1.5;
+/// The gzipped size of `dist/` issue 12 asks for, in KB.
+const BUNDLE_GOAL_KB: u64 = 300;
+
 /// Peak memory of a 16 GiB scenario with the app's timeline, below.
 const PEAK_MB_TARGET: f64 = 128.0;
 
@@ -398,15 +401,20 @@ fn web_rows() -> Vec<Row> {
             None => Row::not_measured(&figure, "<= 500 ms", why),
         });
     }
-    let budget = crate::dist::GZIP_BUDGET;
-    let target = format!("<= {} KB", budget / 1024);
+    // Issue 12's goal; `cargo xtask dist` fails only over its own budget,
+    // the size the app has now with a little room.
+    let goal = BUNDLE_GOAL_KB * 1024;
+    let target = format!(
+        "<= {BUNDLE_GOAL_KB} KB (dist fails over {} KB)",
+        crate::dist::GZIP_BUDGET / 1024
+    );
     let dist = root().join("dist");
     rows.push(match crate::dist::gzipped_size(&dist) {
         Ok(gz) if dist.join("index.html").exists() => Row::new(
             "web: dist/ wasm + js + css, gzipped",
             &target,
             format!("{:.1} KB", gz as f64 / 1024.0),
-            Some(gz <= budget),
+            Some(gz <= goal),
         ),
         _ => Row::not_measured(
             "web: dist/ wasm + js + css, gzipped",
