@@ -165,8 +165,19 @@ pub fn exec_random_trace(pages: u64) -> Pattern {
     Pattern::Trace(list)
 }
 
+thread_local! {
+    /// The rows, made once: the app asks for a preset's row on every
+    /// render (whether it has a seed story), and making them all is a few
+    /// hundred allocations.
+    static ROWS: Vec<Row> = make_rows();
+}
+
 /// Every row of every seed table.
 pub fn rows() -> Vec<Row> {
+    ROWS.with(Vec::clone)
+}
+
+fn make_rows() -> Vec<Row> {
     use Published::*;
     use Variant::*;
     let mut rows = Vec::new();
@@ -473,5 +484,5 @@ fn seed004_rows() -> Vec<Row> {
 
 /// The row with this id.
 pub fn row(id: &str) -> Option<Row> {
-    rows().into_iter().find(|r| r.id == id)
+    ROWS.with(|rows| rows.iter().find(|r| r.id == id).cloned())
 }
