@@ -351,6 +351,18 @@ const DISTURBED_ROUNDS: usize = 3;
 /// ends, attempt after attempt.
 const MAX_DISTURBED: usize = 2;
 
+/// Whether a `folioscope check` passed, and its line for the table: the
+/// event counts when it did, what it printed when it did not.
+fn check_summary(out: &std::process::Output) -> (bool, String) {
+    let text = String::from_utf8_lossy(&out.stdout);
+    if out.status.success() {
+        (true, events_line(&text))
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        (false, format!("{}{}", text.trim(), err.trim()))
+    }
+}
+
 /// Whether a failed check's words say background eviction disturbed it
 /// (the probe's residency or folio layout, or a folio deleted mid-run),
 /// rather than that the model and the kernel differ.
@@ -377,17 +389,7 @@ fn synthetic(bin: &Path, file: &Path, pattern: &str, madvise: &str, kb: u64) -> 
         let out = cmd
             .output()
             .with_context(|| format!("running `{}`", shown(&cmd)))?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        ok = out.status.success();
-        summary = if ok {
-            events_line(&text)
-        } else {
-            format!(
-                "{}{}",
-                text.trim(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )
-        };
+        (ok, summary) = check_summary(&out);
         if ok || !is_disturbance(&summary) || round + 1 == DISTURBED_ROUNDS {
             break;
         }
@@ -457,21 +459,12 @@ fn program(
     let out = check
         .output()
         .with_context(|| format!("running `{}`", shown(&check)))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let ok = out.status.success();
+    let (ok, summary) = check_summary(&out);
     let o = Outcome {
         what: name.to_string(),
         ra_kb: kb,
         ok,
-        summary: if ok {
-            events_line(&text)
-        } else {
-            format!(
-                "{}{}",
-                text.trim(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )
-        },
+        summary,
         seconds: recorded,
     };
     eprintln!(
