@@ -127,15 +127,13 @@ impl Raster {
             self.columns.resize(w as usize, None);
             self.painted = Some((span, p.clone()));
         }
-        let cursor: Vec<(u32, [u8; 3])> = marks
-            .cursor
-            .and_then(|page| span.bin_of(page))
-            .map(|c| cursor_columns(c, w, p).collect())
-            .unwrap_or_default();
+        let cursor_bin = marks.cursor.and_then(|page| span.bin_of(page));
         let edges = span.pages() > 0 && span.bins as u64 >= EDGE_MIN_PX * span.pages();
         let mut left_cached = false;
         for x in 0..w {
-            let cursor = cursor.iter().find(|(cx, _)| *cx == x).map(|&(_, rgb)| rgb);
+            let cursor = cursor_bin
+                .and_then(|c| cursor_columns(c, w, p).find(|&(cx, _)| cx == x))
+                .map(|(_, rgb)| rgb);
             let column = bins.get(x as usize).map(|&bin| Column {
                 bin,
                 left_cached: edges && left_cached,

@@ -14,10 +14,9 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::hooks::use_in_sight;
-
 use crate::components::file_strip::Side;
 use crate::context::{use_handles, use_moment, use_setup, use_zoom};
+use crate::hooks::use_in_sight;
 use crate::palette;
 use crate::xa_pixels;
 
