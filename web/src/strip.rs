@@ -18,9 +18,10 @@
 //! - in compare mode, under another kernel's strip: the columns whose
 //!   pages it holds differently from the first kernel.
 //!
-//! [`paint`] draws bins however they were made (the model's, or a real
-//! kernel's); [`render`] makes them from a machine and the events applied
-//! inside the access being stepped through.
+//! [`Raster::paint`] draws bins however they were made, again only where
+//! they changed; [`render`] makes them from a machine and the events
+//! applied inside the access being stepped through. The real kernel's
+//! lane paints its folio band with the same [`folio_band`].
 
 use folioscope_core::{Bin, Event, FileRaState, Machine, Picture, Span, ORDERS};
 
