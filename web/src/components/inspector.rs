@@ -3,7 +3,7 @@
 //! state and order with their shares; then the page's folio (index,
 //! order, flags, how it is mapped), the xarray path `xas_load` walks to
 //! its entry, and the event that added the folio. All of it comes from
-//! the core's views: the column's [`Bin`], the page's [`PageView`], and
+//! the core's views: the column's [`Bin`], the page's [`PageView`](folioscope_core::PageView), and
 //! the timeline's record of where folios came from.
 
 use folioscope_core::{Bin, Covering, Event, Picture, Span, XaPath};
