@@ -12,7 +12,7 @@
 
 use crate::fault::MMAP_LOTSAMISS;
 use crate::{
-    Access, Backing, Config, Kernel, Lockstep, Machine, Madvise, NoEvents, Patch, Pattern, Picture,
+    Access, Backing, Bin, ChangedPages, Config, Kernel, Lockstep, Machine, Madvise, NoEvents, Patch, Pattern, Picture,
     Scenario, Simulation, Span, Summary, Timeline, TmpfsFile,
 };
 use proptest::prelude::*;
@@ -281,6 +281,46 @@ proptest! {
         ];
         if let Some(m) = fold_mismatch(&mut sim, &spans, 400) {
             prop_assert!(false, "{}", m);
+        }
+    }
+
+    #[test]
+    fn bins_rebinned_over_the_pages_events_changed_are_the_bins_after(
+        cfg in config(),
+        first in 0.0f64..1.0,
+        pages_shown in 1u64..3000,
+        bins in 1u32..1500,
+        strides in proptest::collection::vec(1u64..40, 1..30),
+    ) {
+        let mut sim = Simulation::new(cfg.clone());
+        let pages = sim.machine().geo.nr_pages;
+        let from = ((pages as f64 * first) as u64).min(pages - 1);
+        let spans = [
+            Span { first: 0, end: pages, bins: 97 },
+            Span { first: 0, end: pages, bins: 1500 },
+            Span { first: from, end: (from + pages_shown).min(pages), bins },
+        ];
+        let mut kept: Vec<Vec<Bin>> = spans.iter().map(|&s| sim.machine().bins(s)).collect();
+        let mut changed = ChangedPages::new(&cfg);
+        let mut events = Vec::new();
+        'run: for n in strides {
+            for _ in 0..n {
+                if !sim.step(&mut events) {
+                    break 'run;
+                }
+                for e in events.drain(..) {
+                    changed.note(&e);
+                }
+            }
+            for (k, &span) in spans.iter().enumerate() {
+                sim.machine().rebin(span, &mut kept[k], &changed);
+                let fresh = sim.machine().bins(span);
+                if let Some(x) = (0..fresh.len()).find(|&x| kept[k][x] != fresh[x]) {
+                    prop_assert!(false, "after step {} in {:?}, bin {}: rebinned {:?}, fresh {:?}",
+                        sim.step_count(), span, x, kept[k][x], fresh[x]);
+                }
+            }
+            changed.clear();
         }
     }
 

@@ -111,6 +111,7 @@
 //! after the access.
 
 mod backing;
+mod changed;
 mod checkpoint;
 mod config;
 mod counters;
@@ -146,6 +147,7 @@ mod view;
 mod xarray;
 
 pub use backing::{Backing, TmpfsFile};
+pub use changed::ChangedPages;
 pub use config::{Arch, Config, ConfigError, Geometry, Madvise, PageSize, Scenario, MAX_FILE_SIZE};
 pub use counters::Counters;
 pub use event::{

@@ -11,6 +11,7 @@
 
 use std::ops::Range;
 
+use crate::changed::ChangedPages;
 use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
 use crate::summary::FolioRun;
@@ -476,26 +477,84 @@ impl Machine {
         if span.bins == 0 || span.pages() == 0 {
             return vec![Bin::default(); span.bins as usize];
         }
-        let mut scan = Scan::new(span);
-        self.cache
-            .xa
-            .for_each_leaf_in(span.first, span.end - 1, |v| match v {
-                Visit::Entry(start, _order, Entry::Pointer(p)) => scan.add(Folio::decode(start, p)),
-                Visit::Entry(start, order, Entry::Value(_)) => {
-                    scan.binner.shadow(start, start + (1u64 << order), true)
-                }
-                Visit::Entry(..) => {}
-                Visit::Leaf(base, slots) => scan.add_leaf(base, slots),
-            });
-        let mut binner = scan.binner;
-        for x in 0..span.bins {
-            let r = span.bin_pages(x);
-            let (pte, pmd) = self.count_mapped_everywhere(r.start, r.end);
-            let b = &mut binner.bins[x as usize];
-            b.pte_mapped = pte as u32;
-            b.pmd_mapped = pmd as u32;
+        self.scan_columns(span, &[(0, span.bins)]).bins
+    }
+
+    /// Brings `bins`, the bins of `span` on this machine before the
+    /// accesses that `changed` noted, up to date: only the bins those
+    /// accesses' pages fall in are counted again, unless that is most of
+    /// them. The result equals [`Machine::bins`] of the span.
+    pub fn rebin(&self, span: Span, bins: &mut Vec<Bin>, changed: &ChangedPages) {
+        let n = span.bins as usize;
+        if changed.is_everything() || bins.len() != n || span.pages() == 0 {
+            *bins = self.bins(span);
+            return;
         }
-        binner.bins
+        let mut dirty = vec![false; n];
+        for &(s, e) in changed.ranges() {
+            // A folio that starts before the span counts its flag in the
+            // span's first bin.
+            let s = s.max(span.first);
+            span.for_each_overlap(s, e.max(s + 1), |x, _| dirty[x] = true);
+        }
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for x in (0..n).filter(|&x| dirty[x]) {
+            match runs.last_mut() {
+                Some(r) if r.1 == x as u32 => r.1 += 1,
+                _ => runs.push((x as u32, x as u32 + 1)),
+            }
+        }
+        let count: u32 = runs.iter().map(|r| r.1 - r.0).sum();
+        if count as usize * 2 > n {
+            *bins = self.bins(span);
+            return;
+        }
+        if runs.is_empty() {
+            return;
+        }
+        let fresh = self.scan_columns(span, &runs);
+        for &(x0, x1) in &runs {
+            let (x0, x1) = (x0 as usize, x1 as usize);
+            bins[x0..x1].copy_from_slice(&fresh.bins[x0..x1]);
+        }
+    }
+
+    /// A binner of `span` whose bins in the column `runs` (ascending,
+    /// disjoint `[x0, x1)`) hold what [`Machine::bins`] counts there; its
+    /// other bins hold partial counts, of entries that reach into a run.
+    fn scan_columns(&self, span: Span, runs: &[(u32, u32)]) -> Binner {
+        let mut scan = Scan::new(span);
+        // An entry that reaches over the gap between two runs is met by
+        // both runs' walks; it counts once, where the first met it.
+        let mut counted_to = 0u64;
+        for &(x0, x1) in runs {
+            let (first, end) = (span.page_at(x0), span.bin_pages(x1 - 1).end);
+            self.cache.xa.for_each_leaf_in(first, end - 1, |v| match v {
+                Visit::Entry(start, order, e) => {
+                    if start < counted_to {
+                        return;
+                    }
+                    counted_to = start + (1u64 << order);
+                    match e {
+                        Entry::Pointer(p) => scan.add(Folio::decode(start, p)),
+                        Entry::Value(_) => scan.binner.shadow(start, counted_to, true),
+                        _ => {}
+                    }
+                }
+                Visit::Leaf(base, slots) => {
+                    counted_to = base + XA_CHUNK_SIZE as u64;
+                    scan.add_leaf(base, slots)
+                }
+            });
+            for x in x0..x1 {
+                let r = span.bin_pages(x);
+                let (pte, pmd) = self.count_mapped_everywhere(r.start, r.end);
+                let b = &mut scan.binner.bins[x as usize];
+                b.pte_mapped = pte as u32;
+                b.pmd_mapped = pmd as u32;
+            }
+        }
+        scan.binner
     }
 
     /// One page: what covers it, the xarray path to its entry, and how it
