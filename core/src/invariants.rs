@@ -12,8 +12,8 @@
 
 use crate::fault::MMAP_LOTSAMISS;
 use crate::{
-    Access, Backing, Bin, ChangedPages, Config, Kernel, Lockstep, Machine, Madvise, NoEvents, Patch, Pattern, Picture,
-    Scenario, Simulation, Span, Summary, Timeline, TmpfsFile,
+    Access, Backing, Bin, ChangedPages, Config, Kernel, Lockstep, Machine, Madvise, NoEvents,
+    Patch, Pattern, Picture, Scenario, Simulation, Span, Summary, Timeline, TmpfsFile,
 };
 use proptest::prelude::*;
 

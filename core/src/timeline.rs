@@ -485,6 +485,15 @@ impl Timeline {
         self.seek_logged(sim, step, 0, |_, _| {});
     }
 
+    /// Whether a seek from step `here` to `step` runs forward in place
+    /// (`step` is ahead, within a checkpoint interval) rather than from a
+    /// checkpoint.
+    pub fn seeks_in_place(&self, here: u64, step: u64) -> bool {
+        let step = step.min(self.len);
+        let next_checkpoint = (here / self.interval + 1) * self.interval;
+        step >= here && (step < next_checkpoint || step - here <= self.interval)
+    }
+
     /// Moves `sim` to `step` as [`Timeline::seek`] does, and hands `log`
     /// the events of the accesses among the last `tail` before `step` that
     /// the move runs, each with its access number (1-based), in order.
@@ -502,9 +511,7 @@ impl Timeline {
         let step = step.min(self.len);
         let here = sim.step_count();
         let quiet_to = step.saturating_sub(tail);
-        let next_checkpoint = (here / self.interval + 1) * self.interval;
-        let in_place = step >= here && (step < next_checkpoint || step - here <= self.interval);
-        if !in_place {
+        if !self.seeks_in_place(here, step) {
             *sim = self.simulation_at(quiet_to);
         }
         sim.run_to(quiet_to, &mut NoEvents);

@@ -2,14 +2,18 @@
 //! standing outside the app's state: a component that draws a machine asks
 //! for it at the state's step, and the first to ask moves the simulation
 //! there with the core's one seek policy (`Timeline::seek_logged`),
-//! recording the events of the last accesses for the event log. The state
-//! stays a value; this is a cache of what its step means.
+//! recording the events of the last accesses for the event log. Each also
+//! keeps the bins of the span a strip last asked for: moving a short way
+//! forward (a frame of play) notes the pages the accesses' events changed,
+//! and only the bins of those pages are counted again
+//! (`Machine::rebin`), instead of walking the whole xarray every frame.
+//! The state stays a value; this is a cache of what its step means.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use folioscope_core::{Event, Simulation};
+use folioscope_core::{Bin, ChangedPages, Event, Simulation, Span, Timeline};
 
 use crate::state::{Built, Kept};
 
@@ -33,23 +37,53 @@ pub struct Log {
     pub lines: VecDeque<LogLine>,
 }
 
-/// A simulation of one kernel of the view, with its log.
+/// Past this many accesses, a move forward does not note the pages they
+/// change: the bins are counted afresh instead.
+const NOTE_ACCESSES: u64 = 4096;
+
+/// A simulation of one kernel of the view, with its log, and the bins of
+/// the span last asked for, with the pages changed since they were made.
 struct Seeker {
     sim: Simulation,
     log: Log,
+    bins: Option<(Span, Rc<Vec<Bin>>)>,
+    changed: ChangedPages,
 }
 
 impl Seeker {
+    fn new(timeline: &Timeline) -> Self {
+        Seeker {
+            sim: timeline.simulation_at(0),
+            log: Log::default(),
+            bins: None,
+            changed: ChangedPages::new(timeline.config()),
+        }
+    }
+
     /// Moves to `step` with the timeline's seek, keeping the log to the
-    /// events of the accesses in `(step - LOG_ACCESSES, step]`.
+    /// events of the accesses in `(step - LOG_ACCESSES, step]`, and noting
+    /// the pages a short move forward changes (any other move changes
+    /// them all).
     fn seek(&mut self, built: &Built, side: usize, step: u64) {
-        if self.sim.step_count() == step {
+        let here = self.sim.step_count();
+        if here == step {
             return;
         }
         let timeline = &built.sides[side].timeline;
+        let noted = timeline.seeks_in_place(here, step) && step - here <= NOTE_ACCESSES;
+        let tail = if noted { step - here } else { LOG_ACCESSES };
+        if !noted {
+            self.changed.set_everything();
+        }
+        let log_from = step.saturating_sub(LOG_ACCESSES);
         let lines = &mut self.log.lines;
+        let changed = &mut self.changed;
         let mut current: Option<(u64, usize)> = None;
-        timeline.seek_logged(&mut self.sim, step, LOG_ACCESSES, |access, event| {
+        timeline.seek_logged(&mut self.sim, step, tail, |access, event| {
+            changed.note(&event);
+            if access <= log_from {
+                return;
+            }
             let index = match current {
                 Some((a, i)) if a == access => i + 1,
                 _ => {
@@ -70,8 +104,23 @@ impl Seeker {
                 event,
             });
         });
-        let from = step.saturating_sub(LOG_ACCESSES);
-        lines.retain(|l| l.access > from && l.access <= step);
+        lines.retain(|l| l.access > log_from && l.access <= step);
+    }
+
+    /// The bins of `span` at the seeker's step: those kept, brought up to
+    /// date over the pages changed since.
+    fn bins(&mut self, span: Span) -> Rc<Vec<Bin>> {
+        let m = self.sim.machine();
+        let bins = match self.bins.take() {
+            Some((s, mut bins)) if s == span => {
+                m.rebin(span, Rc::make_mut(&mut bins), &self.changed);
+                bins
+            }
+            _ => Rc::new(m.bins(span)),
+        };
+        self.changed.clear();
+        self.bins = Some((span, bins.clone()));
+        bins
     }
 }
 
@@ -91,21 +140,38 @@ impl Seekers {
         f: impl FnOnce(&Simulation, &Log) -> R,
     ) -> R {
         let mut current = self.current.borrow_mut();
+        let seeker = Self::seeker(&mut current, built, side, step);
+        f(&seeker.sim, &seeker.log)
+    }
+
+    /// Side `side`'s bins of `span` at `step`. Asked for the same span
+    /// step after step (a strip while play runs), only the bins whose
+    /// pages the accesses in between changed are counted again.
+    pub fn bins(&self, built: &Kept<Built>, side: usize, step: u64, span: Span) -> Rc<Vec<Bin>> {
+        let mut current = self.current.borrow_mut();
+        Self::seeker(&mut current, built, side, step).bins(span)
+    }
+
+    /// Side `side`'s seeker, moved to `step`; all made anew for a view
+    /// built anew.
+    fn seeker<'a>(
+        current: &'a mut Option<(Kept<Built>, Vec<Seeker>)>,
+        built: &Kept<Built>,
+        side: usize,
+        step: u64,
+    ) -> &'a mut Seeker {
         if current.as_ref().is_none_or(|(b, _)| b != built) {
             let seekers = built
                 .sides
                 .iter()
-                .map(|s| Seeker {
-                    sim: s.timeline.simulation_at(0),
-                    log: Log::default(),
-                })
+                .map(|s| Seeker::new(&s.timeline))
                 .collect();
             *current = Some((built.clone(), seekers));
         }
         let (_, seekers) = current.as_mut().expect("just set");
         let seeker = &mut seekers[side];
         seeker.seek(built, side, step);
-        f(&seeker.sim, &seeker.log)
+        seeker
     }
 }
 
@@ -175,6 +241,64 @@ mod tests {
                     lines[k], want[k]
                 );
             }
+        }
+    }
+
+    /// The bins a seeker keeps and brings up to date are the machine's
+    /// bins at every step, through short moves forward (noted), long ones
+    /// and moves back (counted afresh), and a change of span.
+    #[test]
+    fn kept_bins_are_the_bins_of_the_machine_at_each_step() {
+        let scenario = Scenario {
+            file_size: 64 << 20,
+            pattern: Pattern::Random {
+                milli_pct: 30_000,
+                seed: 7,
+            },
+            ..Scenario::default()
+        };
+        let timeline = Rc::new(Timeline::build(scenario.config().unwrap(), 1 << 20));
+        let built = Kept::new(Built {
+            sides: vec![BuiltSide {
+                kernel: scenario.kernel.clone(),
+                timeline: timeline.clone(),
+                first_diff: None,
+            }],
+            scenario,
+        });
+        let seekers = Seekers::default();
+        let pages = timeline.config().geometry().nr_pages;
+        let wide = Span {
+            first: 0,
+            end: pages,
+            bins: 300,
+        };
+        let near = Span {
+            first: 1000,
+            end: 3000,
+            bins: 500,
+        };
+        let len = timeline.len();
+        let moves = [
+            (0, wide),
+            (1, wide),
+            (2, wide),
+            (40, wide),
+            (41, near),
+            (90, near),
+            (90, wide),
+            (3000, wide),
+            (3001, wide),
+            (200, wide),
+            (len, wide),
+        ];
+        for (step, span) in moves {
+            let kept = seekers.bins(&built, 0, step, span);
+            assert_eq!(
+                *kept,
+                timeline.machine_at(step).bins(span),
+                "at step {step}, {span:?}"
+            );
         }
     }
 }

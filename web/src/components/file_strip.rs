@@ -48,41 +48,6 @@ fn wheel_factor(e: &WheelEvent) -> f64 {
         .clamp(1.0 / WHEEL_MAX_FACTOR, WHEEL_MAX_FACTOR)
 }
 
-/// The key of a reference: the view's timelines (by address), the step
-/// and the span.
-type ReferenceKey = (usize, u64, Span);
-
-thread_local! {
-    /// The first kernel's bins at the last step drawn: its own strip's,
-    /// and what the compared strips mark their differences against.
-    static REFERENCE: RefCell<Option<(ReferenceKey, Rc<Vec<folioscope_core::Bin>>)>> =
-        const { RefCell::new(None) };
-}
-
-/// The first kernel's bins of `view` at `step`, from the cache or made
-/// and kept in it.
-fn reference_bins(
-    seekers: &SeekersHandle,
-    built: &Kept<Built>,
-    step: u64,
-    view: Span,
-) -> Rc<Vec<folioscope_core::Bin>> {
-    let key = (Rc::as_ptr(&built.0) as usize, step, view);
-    if let Some(bins) = REFERENCE.with(|r| match &*r.borrow() {
-        Some((k, bins)) if *k == key => Some(bins.clone()),
-        _ => None,
-    }) {
-        return bins;
-    }
-    let bins = Rc::new(
-        seekers
-            .0
-            .with(built, 0, step, |sim, _| sim.machine().bins(view)),
-    );
-    REFERENCE.with(|r| *r.borrow_mut() = Some((key, bins.clone())));
-    bins
-}
-
 /// The strip's pixels, kept from frame to frame.
 #[derive(Default)]
 struct Buffers {
@@ -445,12 +410,14 @@ fn draw(
     };
     let palette = palette::current();
     let mut b = buffers.borrow_mut();
-    // The first kernel's bins at this step, made once a step for every
-    // strip that needs them: its own strip between accesses, and the
-    // compared strips, which mark the columns they hold differently.
+    // The first kernel's bins at this step: its own strip between
+    // accesses, and what the compared strips mark the columns they hold
+    // differently against. The seekers keep each side's bins from step to
+    // step and count again only what the accesses in between changed.
     let comparing = built.sides.len() > 1;
     let first_bins = ((side == Side::A && overlay.is_empty()) || (side != Side::A && comparing))
-        .then(|| reference_bins(seekers, built, step, view));
+        .then(|| seekers.0.bins(built, 0, step, view));
+    let own_bins = (side != Side::A).then(|| seekers.0.bins(built, side.index(), step, view));
     seekers.0.with(built, side.index(), step, |sim, _log| {
         // The page the last access touched, where the cursor stands.
         let cfg = sim.config();
@@ -460,20 +427,30 @@ fn draw(
                     .access(step - 1, cfg.file_size, cfg.page_size.bytes())
             })
             .and_then(|a| sim.machine().page_of(&a));
-        match (&first_bins, side) {
+        let ra = Some(sim.machine().ra());
+        match (&first_bins, &own_bins) {
             // Between accesses, the first kernel's strip is its bins.
-            (Some(bins), Side::A) => {
+            (Some(bins), None) => {
                 let marks = strip::Marks {
                     cursor,
                     reference: None,
                 };
-                let ra = Some(sim.machine().ra());
                 b.raster.paint(bins, view, ra, marks, &palette);
             }
-            (reference, _) => {
+            // A compared kernel's strip: its bins, marked where they
+            // differ from the first's.
+            (reference, Some(bins)) => {
                 let marks = strip::Marks {
                     cursor,
                     reference: reference.as_deref().map(Vec::as_slice),
+                };
+                b.raster.paint(bins, view, ra, marks, &palette);
+            }
+            // The first kernel's strip part way through an access.
+            (None, None) => {
+                let marks = strip::Marks {
+                    cursor,
+                    reference: None,
                 };
                 strip::render(sim.machine(), view, overlay, marks, &palette, &mut b.raster);
             }
