@@ -12,8 +12,8 @@
 
 use crate::fault::MMAP_LOTSAMISS;
 use crate::{
-    Access, Backing, Bin, ChangedPages, Config, Kernel, Lockstep, Machine, Madvise, NoEvents,
-    Patch, Pattern, Picture, Scenario, Simulation, Span, Summary, Timeline, TmpfsFile,
+    Access, Backing, Bin, ChangedPages, Config, Kernel, LeafBins, Lockstep, Machine, Madvise,
+    NoEvents, Patch, Pattern, Picture, Scenario, Simulation, Span, Summary, Timeline, TmpfsFile,
 };
 use proptest::prelude::*;
 
@@ -290,30 +290,44 @@ proptest! {
         first in 0.0f64..1.0,
         pages_shown in 1u64..3000,
         bins in 1u32..1500,
-        strides in proptest::collection::vec(1u64..40, 1..30),
+        moves in proptest::collection::vec((1u64..40, 0u8..8), 1..30),
     ) {
-        let mut sim = Simulation::new(cfg.clone());
+        // Steps forward noting the changed pages, and now and then jumps
+        // to a checkpoint's machine, as a seeker does; the kept leaf
+        // counts serve every machine of the run.
+        let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+        prop_assume!(len <= 20_000);
+        let timeline = Timeline::build(cfg.clone(), 1 << 16);
+        let mut sim = timeline.simulation_at(0);
         let pages = sim.machine().geo.nr_pages;
         let from = ((pages as f64 * first) as u64).min(pages - 1);
         let spans = [
             Span { first: 0, end: pages, bins: 97 },
             Span { first: 0, end: pages, bins: 1500 },
+            // Bins of several leaves each, whose counts are kept.
+            Span { first: 0, end: pages, bins: (pages / 300).max(1) as u32 },
             Span { first: from, end: (from + pages_shown).min(pages), bins },
         ];
         let mut kept: Vec<Vec<Bin>> = spans.iter().map(|&s| sim.machine().bins(s)).collect();
+        let mut leaves: Vec<LeafBins> = spans.iter().map(|_| LeafBins::default()).collect();
         let mut changed = ChangedPages::new(&cfg);
         let mut events = Vec::new();
-        'run: for n in strides {
+        for (n, jump) in moves {
+            if jump == 0 {
+                let to = (sim.step_count() * 7 + n * 131) % (len + 1);
+                sim = timeline.simulation_at(to);
+                changed.set_everything();
+            }
             for _ in 0..n {
                 if !sim.step(&mut events) {
-                    break 'run;
+                    break;
                 }
                 for e in events.drain(..) {
                     changed.note(&e);
                 }
             }
             for (k, &span) in spans.iter().enumerate() {
-                sim.machine().rebin(span, &mut kept[k], &changed);
+                sim.machine().rebin(span, &mut kept[k], &changed, &mut leaves[k]);
                 let fresh = sim.machine().bins(span);
                 if let Some(x) = (0..fresh.len()).find(|&x| kept[k][x] != fresh[x]) {
                     prop_assert!(false, "after step {} in {:?}, bin {}: rebinned {:?}, fresh {:?}",

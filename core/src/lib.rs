@@ -166,6 +166,7 @@ pub use summary::{FolioRun, Summary};
 pub use timeline::{Lockstep, Mark, Sample, Timeline, TimelineBuilder};
 pub use tracepoint::{RaFields, Tracepoint};
 pub use view::{
-    Bin, Covering, Mapped, NodeView, PageView, PathNode, Slot, Span, XaPath, XaTree, ORDERS,
+    Bin, Covering, LeafBins, Mapped, NodeView, PageView, PathNode, Slot, Span, XaPath, XaTree,
+    ORDERS,
 };
 pub use xarray::XaStats;

@@ -350,7 +350,7 @@ impl AddressSpace {
     /// order, so a leaf's folios are its pointer slots.
     pub fn for_each_folio(&self, mut f: impl FnMut(Folio)) {
         self.xa.for_each_leaf_in(0, u64::MAX, |v| match v {
-            Visit::Leaf(base, slots) => {
+            Visit::Leaf(base, slots, _) => {
                 for (k, &slot) in slots.iter().enumerate() {
                     let p = pointer_payload(slot);
                     if p != 0 {
@@ -369,7 +369,7 @@ impl AddressSpace {
     /// order-0 folios comes as a few runs, for figures that count pages.
     pub fn for_each_folio_run(&self, mut f: impl FnMut(Folio, u64)) {
         self.xa.for_each_leaf_in(0, u64::MAX, |v| match v {
-            Visit::Leaf(base, slots) => {
+            Visit::Leaf(base, slots, _) => {
                 // The open run: its first folio, its flags and its length.
                 let mut run: Option<(Folio, u16, u64)> = None;
                 for (k, &slot) in slots.iter().enumerate() {

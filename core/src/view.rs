@@ -15,7 +15,7 @@ use crate::changed::ChangedPages;
 use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
 use crate::summary::FolioRun;
-use crate::xarray::{decode_slot, Entry, Visit, XA_CHUNK_SIZE};
+use crate::xarray::{decode_slot, Entry, LeafStamp, Visit, XA_CHUNK_SIZE};
 
 /// Folio orders a [`Bin`] tells apart; larger ones count as the largest.
 pub const ORDERS: usize = 14;
@@ -123,6 +123,19 @@ pub struct Bin {
 }
 
 impl Bin {
+    /// Adds `o`'s page and folio counts (not its mapped pages) to these.
+    fn add_counts(&mut self, o: &Bin) {
+        for (a, b) in self.by_order.iter_mut().zip(o.by_order) {
+            *a += b;
+        }
+        self.resident += o.resident;
+        self.locked += o.locked;
+        self.not_uptodate += o.not_uptodate;
+        self.readahead += o.readahead;
+        self.heads += o.heads;
+        self.shadows += o.shadows;
+    }
+
     /// Pages of folios present, whatever their state: resident, under
     /// I/O or not uptodate.
     pub fn cached(&self) -> u32 {
@@ -260,10 +273,49 @@ fn bump(v: &mut u32, n: u32, add: bool) {
     }
 }
 
+/// What each leaf of one run's xarray adds to a bin that holds it whole,
+/// by the leaf's [`LeafStamp`]. Display code that bins the same run again
+/// and again (a timeline's seeker) reads an unchanged leaf's counts from
+/// here, instead of its 64 slots: zoomed out over a large file, most of
+/// the time of binning went into loading those slots.
+#[derive(Clone, Debug, Default)]
+pub struct LeafBins {
+    /// By node id: the version the counts were made at, plus one (0 for
+    /// none), and the counts.
+    leaves: Vec<(u64, Bin)>,
+    /// A scan of one bin, reused to count a leaf.
+    alone: Option<Scan>,
+}
+
+impl LeafBins {
+    /// The counts of the leaf stamped `stamp`, from `base`, with `slots`:
+    /// kept, or counted and kept.
+    fn counts(&mut self, (id, version): LeafStamp, base: u64, slots: &[u64; XA_CHUNK_SIZE]) -> Bin {
+        let i = id as usize;
+        if i >= self.leaves.len() {
+            self.leaves.resize(i + 1, (0, Bin::default()));
+        }
+        let e = &mut self.leaves[i];
+        if e.0 != version + 1 {
+            let span = Span {
+                first: base,
+                end: base + XA_CHUNK_SIZE as u64,
+                bins: 1,
+            };
+            let alone = self.alone.get_or_insert_with(|| Scan::new(span));
+            alone.restart(span);
+            alone.add_slots(base, slots, true);
+            *e = (version + 1, alone.binner.bins[0]);
+        }
+        e.1
+    }
+}
+
 /// The scan of a machine's folios into bins, in index order: one cursor
 /// walks the bins, and a leaf of the xarray that lies in one bin alone is
 /// counted in a tight loop, since zoomed out over a cached file this scan
 /// meets every page of it.
+#[derive(Clone, Debug)]
 struct Scan {
     binner: Binner,
     /// The bin under the cursor: its pages, and where the next bin starts
@@ -284,6 +336,18 @@ impl Scan {
             hi: r.end,
             next: span.page_at(1),
         }
+    }
+
+    /// Starts again, empty, over `span`, which has as many bins.
+    fn restart(&mut self, span: Span) {
+        debug_assert_eq!(span.bins as usize, self.binner.bins.len());
+        let r = span.bin_pages(0);
+        self.binner.span = span;
+        self.binner.bins.fill(Bin::default());
+        self.x = 0;
+        self.lo = r.start;
+        self.hi = r.end;
+        self.next = span.page_at(1);
     }
 
     /// Moves the cursor to the bin that page `s` starts in.
@@ -319,12 +383,30 @@ impl Scan {
     }
 
     /// A leaf's 64 raw slots from `base`; the walk hands over only leaves
-    /// that lie wholly inside the span.
-    fn add_leaf(&mut self, base: u64, slots: &[u64; XA_CHUNK_SIZE]) {
+    /// that lie wholly inside the span. A leaf inside one bin adds the
+    /// same counts to it whatever the span: with `kept`, those of a leaf
+    /// whose slots did not change since are read from there.
+    fn add_leaf(
+        &mut self,
+        base: u64,
+        slots: &[u64; XA_CHUNK_SIZE],
+        stamp: LeafStamp,
+        kept: Option<&mut LeafBins>,
+    ) {
         let span = self.binner.span;
         let (s, e) = (base.max(span.first), (base + 64).min(span.end));
         self.seek(s);
+        if let (true, Some(kept)) = (self.in_one_bin(s, e), kept) {
+            let counts = kept.counts(stamp, base, slots);
+            self.binner.bins[self.x as usize].add_counts(&counts);
+            return;
+        }
         let one = self.in_one_bin(s, e);
+        self.add_slots(base, slots, one);
+    }
+
+    /// Counts a leaf's slots; `one`: the leaf lies in the cursor's bin.
+    fn add_slots(&mut self, base: u64, slots: &[u64; XA_CHUNK_SIZE], one: bool) {
         // Whether the entry the slots so far belong to is a shadow: its
         // sibling slots, which follow it, are shadow pages too.
         let mut in_shadow = false;
@@ -477,17 +559,30 @@ impl Machine {
         if span.bins == 0 || span.pages() == 0 {
             return vec![Bin::default(); span.bins as usize];
         }
-        self.scan_columns(span, &[(0, span.bins)]).bins
+        self.scan_columns(span, &[(0, span.bins)], None).bins
     }
 
     /// Brings `bins`, the bins of `span` on this machine before the
     /// accesses that `changed` noted, up to date: only the bins those
     /// accesses' pages fall in are counted again, unless that is most of
-    /// them. The result equals [`Machine::bins`] of the span.
-    pub fn rebin(&self, span: Span, bins: &mut Vec<Bin>, changed: &ChangedPages) {
+    /// them. `kept` holds the counts of leaves binned before, on this
+    /// machine's run (the same timeline) and no other. The result equals
+    /// [`Machine::bins`] of the span.
+    pub fn rebin(
+        &self,
+        span: Span,
+        bins: &mut Vec<Bin>,
+        changed: &ChangedPages,
+        kept: &mut LeafBins,
+    ) {
         let n = span.bins as usize;
-        if changed.is_everything() || bins.len() != n || span.pages() == 0 {
+        if span.bins == 0 || span.pages() == 0 {
             *bins = self.bins(span);
+            return;
+        }
+        let all = [(0, span.bins)];
+        if changed.is_everything() || bins.len() != n {
+            *bins = self.scan_columns(span, &all, Some(kept)).bins;
             return;
         }
         let mut dirty = vec![false; n];
@@ -506,13 +601,13 @@ impl Machine {
         }
         let count: u32 = runs.iter().map(|r| r.1 - r.0).sum();
         if count as usize * 2 > n {
-            *bins = self.bins(span);
+            *bins = self.scan_columns(span, &all, Some(kept)).bins;
             return;
         }
         if runs.is_empty() {
             return;
         }
-        let fresh = self.scan_columns(span, &runs);
+        let fresh = self.scan_columns(span, &runs, Some(kept));
         for &(x0, x1) in &runs {
             let (x0, x1) = (x0 as usize, x1 as usize);
             bins[x0..x1].copy_from_slice(&fresh.bins[x0..x1]);
@@ -522,7 +617,12 @@ impl Machine {
     /// A binner of `span` whose bins in the column `runs` (ascending,
     /// disjoint `[x0, x1)`) hold what [`Machine::bins`] counts there; its
     /// other bins hold partial counts, of entries that reach into a run.
-    fn scan_columns(&self, span: Span, runs: &[(u32, u32)]) -> Binner {
+    fn scan_columns(
+        &self,
+        span: Span,
+        runs: &[(u32, u32)],
+        mut kept: Option<&mut LeafBins>,
+    ) -> Binner {
         let mut scan = Scan::new(span);
         // An entry that reaches over the gap between two runs is met by
         // both runs' walks; it counts once, where the first met it.
@@ -541,9 +641,9 @@ impl Machine {
                         _ => {}
                     }
                 }
-                Visit::Leaf(base, slots) => {
+                Visit::Leaf(base, slots, stamp) => {
                     counted_to = base + XA_CHUNK_SIZE as u64;
-                    scan.add_leaf(base, slots)
+                    scan.add_leaf(base, slots, stamp, kept.as_deref_mut())
                 }
             });
             for x in x0..x1 {
@@ -654,7 +754,7 @@ impl Machine {
         self.cache.xa.for_each_leaf_in(from, end - 1, |v| match v {
             Visit::Entry(start, _order, Entry::Pointer(p)) => push(Folio::decode(start, p)),
             Visit::Entry(..) => {}
-            Visit::Leaf(base, slots) => {
+            Visit::Leaf(base, slots, _) => {
                 for (k, &raw) in slots.iter().enumerate() {
                     if let Entry::Pointer(p) = decode_slot(raw) {
                         push(Folio::decode(base + k as u64, p));

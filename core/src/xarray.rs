@@ -66,12 +66,17 @@ pub fn pointer_payload(slot: u64) -> u64 {
 
 use node::{decode, encode, is_node, is_sibling, is_value, node_of, sibling_of, Node, NIL};
 
+/// A leaf's place in the node arena and how many times the slots there
+/// were written: along one run, the same stamp means the same slots.
+pub type LeafStamp = (NodeId, u64);
+
 /// What [`XArray::for_each_leaf_in`] visits.
 #[derive(Clone, Copy, Debug)]
 pub enum Visit<'a> {
     /// A leaf node wholly inside the range: its first index and raw slots
-    /// (decode them with [`decode_slot`]; sibling slots follow their entry).
-    Leaf(u64, &'a [u64; XA_CHUNK_SIZE]),
+    /// (decode them with [`decode_slot`]; sibling slots follow their entry),
+    /// and its place in the arena and version ([`LeafStamp`]).
+    Leaf(u64, &'a [u64; XA_CHUNK_SIZE], LeafStamp),
     /// An entry outside such a leaf: first index, order, entry.
     Entry(u64, u8, Entry),
 }
@@ -542,6 +547,7 @@ impl XArray {
             };
             let new = f(p);
             n.slots[off] = encode(Entry::Pointer(new));
+            n.version += 1;
             return Some(new);
         }
         let head = self.head;
@@ -576,7 +582,9 @@ impl XArray {
             let new = f(p);
             debug_assert!(new <= MAX_PAYLOAD && new != 0);
             // Same kind of entry, so no summary bit changes.
-            self.nodes[id as usize].slots[off] = encode(Entry::Pointer(new));
+            let n = &mut self.nodes[id as usize];
+            n.slots[off] = encode(Entry::Pointer(new));
+            n.version += 1;
             return Some(new);
         }
     }
@@ -854,7 +862,7 @@ impl XArray {
     ) {
         let n = &self.nodes[id as usize];
         if leaves && n.shift == 0 && base >= first && base + XA_CHUNK_MASK_U64 <= last {
-            f(Visit::Leaf(base, &n.slots));
+            f(Visit::Leaf(base, &n.slots, (id, n.version)));
             return;
         }
         let span = |k: usize| base.saturating_add((k as u64) << n.shift);
@@ -1025,8 +1033,9 @@ impl XArray {
 
     fn alloc(&mut self, shift: u8, parent: NodeId, offset: u8) -> NodeId {
         self.generation += 1;
-        let node = Node::new(shift, parent, offset);
+        let mut node = Node::new(shift, parent, offset);
         if let Some(id) = self.free.pop() {
+            node.version = self.nodes[id as usize].version + 1;
             self.nodes[id as usize] = node;
             id
         } else {
@@ -1045,6 +1054,7 @@ impl XArray {
         n.full = 0;
         n.canon = 0;
         n.slots = [0; XA_CHUNK_SIZE];
+        n.version += 1;
         n.marks = [0; 3];
         n.parent = NIL;
         self.free.push(id);

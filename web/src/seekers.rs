@@ -6,14 +6,17 @@
 //! keeps the bins of the span a strip last asked for: moving a short way
 //! forward (a frame of play) notes the pages the accesses' events changed,
 //! and only the bins of those pages are counted again
-//! (`Machine::rebin`), instead of walking the whole xarray every frame.
+//! (`Machine::rebin`), instead of walking the whole xarray every frame;
+//! and what each xarray leaf adds to a bin is kept by the leaf's stamp
+//! (`LeafBins`), so that a leaf unchanged since it was last counted, in
+//! this run, is not read again, even after a jump.
 //! The state stays a value; this is a cache of what its step means.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use folioscope_core::{Bin, ChangedPages, Event, Simulation, Span, Timeline};
+use folioscope_core::{Bin, ChangedPages, Event, LeafBins, Simulation, Span, Timeline};
 
 use crate::state::{Built, Kept};
 
@@ -48,6 +51,8 @@ struct Seeker {
     log: Log,
     bins: Option<(Span, Rc<Vec<Bin>>)>,
     changed: ChangedPages,
+    /// What each leaf of this kernel's run adds to a bin, by its stamp.
+    leaves: LeafBins,
 }
 
 impl Seeker {
@@ -57,6 +62,7 @@ impl Seeker {
             log: Log::default(),
             bins: None,
             changed: ChangedPages::new(timeline.config()),
+            leaves: LeafBins::default(),
         }
     }
 
@@ -110,14 +116,17 @@ impl Seeker {
     /// The bins of `span` at the seeker's step: those kept, brought up to
     /// date over the pages changed since.
     fn bins(&mut self, span: Span) -> Rc<Vec<Bin>> {
-        let m = self.sim.machine();
-        let bins = match self.bins.take() {
-            Some((s, mut bins)) if s == span => {
-                m.rebin(span, Rc::make_mut(&mut bins), &self.changed);
-                bins
-            }
-            _ => Rc::new(m.bins(span)),
+        let mut bins = match self.bins.take() {
+            Some((s, bins)) if s == span => bins,
+            // None kept for this span: all are counted.
+            _ => Rc::new(Vec::new()),
         };
+        self.sim.machine().rebin(
+            span,
+            Rc::make_mut(&mut bins),
+            &self.changed,
+            &mut self.leaves,
+        );
         self.changed.clear();
         self.bins = Some((span, bins.clone()));
         bins
@@ -273,6 +282,12 @@ mod tests {
             end: pages,
             bins: 300,
         };
+        // Bins of many leaves each: their counts are kept by stamp.
+        let few = Span {
+            first: 0,
+            end: pages,
+            bins: 20,
+        };
         let near = Span {
             first: 1000,
             end: 3000,
@@ -291,6 +306,11 @@ mod tests {
             (3001, wide),
             (200, wide),
             (len, wide),
+            (5, few),
+            (6, few),
+            (2000, few),
+            (2001, few),
+            (len, few),
         ];
         for (step, span) in moves {
             let kept = seekers.bins(&built, 0, step, span);

@@ -113,6 +113,11 @@ pub struct Node {
     pub full: u64,
     pub marks: [u64; XA_MAX_MARKS],
     pub slots: [u64; XA_CHUNK_SIZE],
+    /// This model's own: how many times the slots of the node at this
+    /// place in the arena were written, across frees and reuses. Along
+    /// one deterministic run, a node's place and version name its slots'
+    /// contents, which lets display code keep what it read from a leaf.
+    pub version: u64,
 }
 
 impl Node {
@@ -129,6 +134,7 @@ impl Node {
             canon: 0,
             marks: [0; XA_MAX_MARKS],
             slots: [0; XA_CHUNK_SIZE],
+            version: 0,
         }
     }
 
@@ -137,6 +143,7 @@ impl Node {
     #[inline]
     pub fn set_slot(&mut self, offset: usize, slot: u64, present: bool) {
         self.slots[offset] = slot;
+        self.version += 1;
         let bit = 1u64 << offset;
         if present {
             self.present |= bit;

@@ -676,7 +676,7 @@ mod prop {
                 let mut visited = Vec::new();
                 xa.for_each_leaf_in(first, last, |v| match v {
                     super::Visit::Entry(i, o, e) => visited.push((i, o, e)),
-                    super::Visit::Leaf(base, slots) => {
+                    super::Visit::Leaf(base, slots, _) => {
                         for k in 0..slots.len() {
                             let e = super::decode_slot(slots[k]);
                             if matches!(e, Entry::Empty | Entry::Sibling(_)) {
