@@ -84,7 +84,7 @@ pub struct Timeline {
 }
 
 /// What one access did, for the timeline's density, marks and origins.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Recorded {
     events: u32,
     major: bool,
@@ -148,6 +148,11 @@ pub struct TimelineBuilder {
     marks: [MarkRuns; 3],
     density: Vec<u32>,
     origins: Origins,
+    /// The last access's events and what they did, kept from call to
+    /// call: a build in lockstep advances one access at a time, and fresh
+    /// buffers for each cost more allocation than the access's model.
+    events: Vec<Event>,
+    rec: Recorded,
 }
 
 impl TimelineBuilder {
@@ -177,6 +182,8 @@ impl TimelineBuilder {
             density: vec![0u32; len.div_ceil(bucket) as usize],
             origins: Origins::default(),
             sim,
+            events: Vec::new(),
+            rec: Recorded::default(),
         }
     }
 
@@ -206,8 +213,8 @@ impl TimelineBuilder {
     /// Runs up to `steps` more accesses; returns whether the scenario is
     /// over. Call it until it returns true, then [`TimelineBuilder::finish`].
     pub fn advance(&mut self, steps: u64) -> bool {
-        let mut events = Vec::new();
-        let mut rec = Recorded::default();
+        let mut events = std::mem::take(&mut self.events);
+        let mut rec = std::mem::take(&mut self.rec);
         let from = self.done();
         for k in from..from.saturating_add(steps).min(self.len) {
             events.clear();
@@ -215,6 +222,8 @@ impl TimelineBuilder {
             rec.read(&events);
             self.record(k, &rec);
         }
+        self.events = events;
+        self.rec = rec;
         self.sim.is_done()
     }
 
