@@ -38,6 +38,17 @@ impl Checkpoint {
         m
     }
 
+    /// Makes `m` the machine as it was taken, reusing the memory of its
+    /// nodes and PTE bits, the bulk of a large page cache.
+    pub fn restore_into(&self, m: &mut Machine) {
+        let (nodes, pte) = (m.cache.xa.take_nodes(), m.mm.take_pte());
+        *m = self.shell.clone();
+        m.cache.xa.put_nodes(nodes);
+        m.mm.put_pte(pte);
+        m.cache.xa.thaw_nodes(&self.nodes);
+        m.mm.thaw_pte(&self.pte);
+    }
+
     /// Bytes this checkpoint added beside what it shares.
     pub fn new_bytes(&self) -> usize {
         self.shell.memory_bytes() + self.nodes.new_bytes() + self.pte.new_bytes()

@@ -170,17 +170,23 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
 
     /// The live form of a frozen copy, with every chunk marked dirty: a
     /// freeze from it shares nothing it was not given.
+    #[cfg(test)]
     pub fn thaw(frozen: &Frozen<T, N>) -> Self {
-        let mut items = Vec::with_capacity(frozen.len);
-        for chunk in frozen.segments.iter().flat_map(|seg| seg.iter()) {
-            items.extend_from_slice(chunk);
-        }
-        let mut v = TrackedVec {
-            items,
-            dirty: Vec::new(),
-        };
-        v.mark_all();
+        let mut v = TrackedVec::default();
+        v.thaw_into(frozen);
         v
+    }
+
+    /// Makes this vector the frozen one's items, in the memory it has:
+    /// a timeline's seeker moves from checkpoint to checkpoint without
+    /// allocating the page cache afresh each time.
+    pub fn thaw_into(&mut self, frozen: &Frozen<T, N>) {
+        self.items.clear();
+        self.items.reserve(frozen.len);
+        for chunk in frozen.segments.iter().flat_map(|seg| seg.iter()) {
+            self.items.extend_from_slice(chunk);
+        }
+        self.mark_all();
     }
 }
 

@@ -504,7 +504,8 @@ impl Mapping {
         self.pte = pte;
     }
 
+    /// The PTE bits are thawed into the memory of those there, if any.
     pub(crate) fn thaw_pte(&mut self, frozen: &FrozenPte) {
-        self.pte = TrackedVec::thaw(frozen);
+        self.pte.thaw_into(frozen);
     }
 }

@@ -53,6 +53,11 @@ impl Simulation {
         &mut self.machine
     }
 
+    /// Says the machine, set by hand, stands after `step` accesses.
+    pub(crate) fn set_step(&mut self, step: u64) {
+        self.step = step;
+    }
+
     /// Accesses done so far.
     pub fn step_count(&self) -> u64 {
         self.step

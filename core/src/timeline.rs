@@ -480,11 +480,30 @@ impl Timeline {
         if step == self.len {
             return Simulation::resume(self.cfg.clone(), self.end.clone(), self.len);
         }
-        let i = ((step / self.interval) as usize).min(self.checkpoints.len() - 1);
-        let from = i as u64 * self.interval;
+        let (i, from) = self.checkpoint_before(step);
         let mut sim = Simulation::resume(self.cfg.clone(), self.checkpoints[i].restore(), from);
         sim.run_to(step, &mut NoEvents);
         sim
+    }
+
+    /// The checkpoint at or before `step` (short of the end), and its step.
+    fn checkpoint_before(&self, step: u64) -> (usize, u64) {
+        let i = ((step / self.interval) as usize).min(self.checkpoints.len() - 1);
+        (i, i as u64 * self.interval)
+    }
+
+    /// Moves `sim`, a simulation of this timeline, to `step` from the
+    /// checkpoint before it, in the memory `sim` has.
+    fn restore_at(&self, sim: &mut Simulation, step: u64) {
+        let step = step.min(self.len);
+        if step == self.len {
+            *sim = self.simulation_at(step);
+            return;
+        }
+        let (i, from) = self.checkpoint_before(step);
+        self.checkpoints[i].restore_into(sim.machine_mut());
+        sim.set_step(from);
+        sim.run_to(step, &mut NoEvents);
     }
 
     /// Moves `sim` to `step`: forward in place when that is close, from a
@@ -521,7 +540,7 @@ impl Timeline {
         let here = sim.step_count();
         let quiet_to = step.saturating_sub(tail);
         if !self.seeks_in_place(here, step) {
-            *sim = self.simulation_at(quiet_to);
+            self.restore_at(sim, quiet_to);
         }
         sim.run_to(quiet_to, &mut NoEvents);
         // The logged accesses collect into one reused `Vec<Event>` rather

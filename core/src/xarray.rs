@@ -1025,8 +1025,9 @@ impl XArray {
     }
 
     /// Puts back nodes frozen from an array in this one's state.
+    /// The nodes are thawed into the memory of those there, if any.
     pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes) {
-        self.nodes = TrackedVec::thaw(frozen);
+        self.nodes.thaw_into(frozen);
     }
 
     // ---- arena ----
