@@ -274,10 +274,11 @@ fn bump(v: &mut u32, n: u32, add: bool) {
 }
 
 /// What each leaf of one run's xarray adds to a bin that holds it whole,
-/// by the leaf's [`LeafStamp`]. Display code that bins the same run again
-/// and again (a timeline's seeker) reads an unchanged leaf's counts from
-/// here, instead of its 64 slots: zoomed out over a large file, most of
-/// the time of binning went into loading those slots.
+/// by the leaf's stamp (its place in the node arena and the version of
+/// its slots, which every slot write bumps). Display code that bins the
+/// same run again and again (a timeline's seeker) reads an unchanged
+/// leaf's counts from here, instead of its 64 slots: zoomed out over a
+/// large file, most of the time of binning went into loading those slots.
 #[derive(Clone, Debug, Default)]
 pub struct LeafBins {
     /// By node id: the version the counts were made at, plus one (0 for
