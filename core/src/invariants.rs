@@ -473,6 +473,16 @@ proptest! {
         let mut sim = timeline.simulation_at(len / 3);
         timeline.seek(&mut sim, target);
         prop_assert_eq!(Summary::of(sim.machine()), Summary::of(straight.machine()));
+        // Moved back and forth, restored in its own memory over chunks it
+        // holds, written or not, it holds each step's state.
+        let mut moved = timeline.simulation_at(len);
+        for to in [target, len / 2, target / 3, len, target, 0, len * 2 / 3, target] {
+            timeline.seek(&mut moved, to);
+            prop_assert!(moved.machine().same_state(&timeline.machine_at(to)), "seeking to {}", to);
+            if let Some(b) = broken(moved.machine()) {
+                prop_assert!(false, "seeking to {}: {}", to, b);
+            }
+        }
         // A logged seek hands over the events of the last accesses it ran,
         // numbered, as `events_of` tells them.
         for (from, tail) in [(len / 3, 5u64), (0, 3), (target.saturating_sub(2), 40)] {
