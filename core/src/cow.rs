@@ -11,10 +11,7 @@
 //! The list itself is cut into segments of 64 chunks (one word of dirty
 //! bits), and a segment with no chunk written is shared too: otherwise
 //! the list, 16 bytes a chunk, would cost each checkpoint of a 16 GiB file
-//! 66 KB however little changed. Thawing goes the other way in the memory
-//! a live vector has: a chunk it holds unwritten since it was thawed from
-//! the same frozen chunk is not copied again, so a seek from checkpoint
-//! to checkpoint copies what differs between them.
+//! 66 KB however little changed.
 
 use std::collections::HashSet;
 use std::ops::{Index, IndexMut};
@@ -24,13 +21,8 @@ use std::rc::Rc;
 #[derive(Clone, Debug)]
 pub struct TrackedVec<T: Clone, const N: usize> {
     items: Vec<T>,
-    /// Chunks written since the last [`TrackedVec::freeze`] or
-    /// [`TrackedVec::thaw_into`].
+    /// Chunks written since the last [`TrackedVec::freeze`].
     dirty: Vec<u64>,
-    /// After a thaw, the frozen chunk each chunk was copied from: a chunk
-    /// not written since holds that chunk's items, and a thaw from a copy
-    /// that shares the chunk need not copy it again. Empty otherwise.
-    sources: Vec<Rc<[T]>>,
 }
 
 impl<T: Clone, const N: usize> Default for TrackedVec<T, N> {
@@ -38,7 +30,6 @@ impl<T: Clone, const N: usize> Default for TrackedVec<T, N> {
         TrackedVec {
             items: Vec::new(),
             dirty: Vec::new(),
-            sources: Vec::new(),
         }
     }
 }
@@ -71,7 +62,6 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         let mut v = TrackedVec {
             items: vec![value; n],
             dirty: Vec::new(),
-            sources: Vec::new(),
         };
         v.mark_all();
         v
@@ -130,12 +120,9 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         let nsegs = n.div_ceil(SEGMENT);
         let mut segments = Vec::with_capacity(nsegs);
         let (mut copied, mut new_segments) = (0, 0);
-        // A thawed vector's clean chunks hold what it was thawed from, not
-        // necessarily `prev`'s: a chunk is shared only if it is the same.
-        let thawed = !self.sources.is_empty();
         for g in 0..nsegs {
             let chunks = g * SEGMENT..((g + 1) * SEGMENT).min(n);
-            let clean = !thawed && self.dirty.get(g).is_none_or(|&w| w == 0);
+            let clean = self.dirty.get(g).is_none_or(|&w| w == 0);
             let prev_seg = prev.and_then(|p| p.segments.get(g));
             // A segment is shared whole when none of its chunks was written
             // and it holds as many chunks, the last one as long.
@@ -154,10 +141,7 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
                 let shared = prev_seg
                     .filter(|_| !self.is_dirty(c))
                     .and_then(|seg| seg.get(c % SEGMENT))
-                    .filter(|chunk| chunk.len() == range.len())
-                    .filter(|chunk| {
-                        !thawed || self.sources.get(c).is_some_and(|s| Rc::ptr_eq(s, chunk))
-                    });
+                    .filter(|chunk| chunk.len() == range.len());
                 match shared {
                     Some(chunk) => seg.push(chunk.clone()),
                     None => {
@@ -170,7 +154,6 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
             new_segments += 1;
         }
         self.dirty.iter_mut().for_each(|w| *w = 0);
-        self.sources.clear();
         Frozen {
             new_bytes: copied * N * std::mem::size_of::<T>()
                 + new_segments * Frozen::<T, N>::segment_bytes()
@@ -185,8 +168,8 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         c * N..((c + 1) * N).min(self.items.len())
     }
 
-    /// The live form of a frozen copy: a freeze from it shares only the
-    /// chunks it was given.
+    /// The live form of a frozen copy, with every chunk marked dirty: a
+    /// freeze from it shares nothing it was not given.
     #[cfg(test)]
     pub fn thaw(frozen: &Frozen<T, N>) -> Self {
         let mut v = TrackedVec::default();
@@ -197,36 +180,13 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
     /// Makes this vector the frozen one's items, in the memory it has:
     /// a timeline's seeker moves from checkpoint to checkpoint without
     /// allocating the page cache afresh each time.
-    /// A chunk not written since this vector was thawed from a copy that
-    /// holds the same chunk is not copied again: between checkpoints of
-    /// a timeline, most chunks are shared.
     pub fn thaw_into(&mut self, frozen: &Frozen<T, N>) {
-        let mut sources = Vec::with_capacity(frozen.len.div_ceil(N));
-        let mut start = 0;
-        for (c, chunk) in frozen
-            .segments
-            .iter()
-            .flat_map(|seg| seg.iter())
-            .enumerate()
-        {
-            let end = start + chunk.len();
-            let kept = end <= self.items.len()
-                && !self.is_dirty(c)
-                && self.sources.get(c).is_some_and(|s| Rc::ptr_eq(s, chunk));
-            if !kept {
-                if end <= self.items.len() {
-                    self.items[start..end].clone_from_slice(chunk);
-                } else {
-                    self.items.truncate(start);
-                    self.items.extend_from_slice(chunk);
-                }
-            }
-            sources.push(chunk.clone());
-            start = end;
+        self.items.clear();
+        self.items.reserve(frozen.len);
+        for chunk in frozen.segments.iter().flat_map(|seg| seg.iter()) {
+            self.items.extend_from_slice(chunk);
         }
-        self.items.truncate(frozen.len);
-        self.sources = sources;
-        self.dirty = vec![0; self.items.len().div_ceil(N).div_ceil(64)];
+        self.mark_all();
     }
 }
 
@@ -352,7 +312,7 @@ mod tests {
     }
 
     #[test]
-    fn pushes_and_thawed_copies_share_only_what_they_hold() {
+    fn pushes_and_thawed_copies_freeze_in_full() {
         let mut v: TrackedVec<u32, 8> = TrackedVec::default();
         for i in 0..20 {
             v.push(i);
@@ -369,54 +329,8 @@ mod tests {
         let c = back.freeze(Some(&b));
         assert_eq!(
             c.new_bytes(),
-            SEG + LIST,
-            "a thawed copy shares the chunks it was thawed from"
+            b.new_bytes() + 2 * 8 * 4,
+            "a thawed copy shares nothing"
         );
-        back[3] = 99;
-        let other = TrackedVec::<u32, 8>::filled(1, 21).freeze(None);
-        let d = back.freeze(Some(&other));
-        assert_eq!(
-            d.new_bytes(),
-            8 * 4 + SEG + LIST,
-            "only the written chunk copied"
-        );
-        let mut again = TrackedVec::thaw(&b);
-        let e = again.freeze(Some(&other));
-        assert_eq!(
-            e.new_bytes(),
-            3 * 8 * 4 + SEG + LIST,
-            "a thawed copy shares nothing with another"
-        );
-    }
-
-    #[test]
-    fn a_thaw_over_a_vector_copies_what_it_does_not_hold() {
-        let items = |v: &TrackedVec<u32, 4>| v.iter().copied().collect::<Vec<_>>();
-        let mut v: TrackedVec<u32, 4> = TrackedVec::default();
-        for i in 0..10 {
-            v.push(i);
-        }
-        let a = v.freeze(None);
-        v[1] = 100;
-        v.push(10);
-        // Chunk 0 written, chunk 1 shared with `a`, chunk 2 grown.
-        let b = v.freeze(Some(&a));
-        let want_a: Vec<u32> = (0..10).collect();
-        let mut want_b = (0..11).collect::<Vec<u32>>();
-        want_b[1] = 100;
-        let mut w = TrackedVec::thaw(&a);
-        w.thaw_into(&b);
-        assert_eq!(items(&w), want_b);
-        // Written where `a` and `b` share a chunk: it is copied back.
-        w[5] = 55;
-        w.thaw_into(&a);
-        assert_eq!(items(&w), want_a);
-        w.push(77);
-        w.thaw_into(&b);
-        assert_eq!(items(&w), want_b);
-        w.thaw_into(&a);
-        assert_eq!(items(&w), want_a);
-        w.thaw_into(&a);
-        assert_eq!(items(&w), want_a);
     }
 }
