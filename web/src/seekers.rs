@@ -201,6 +201,20 @@ mod tests {
     use crate::state::BuiltSide;
     use folioscope_core::{Pattern, Scenario, Timeline};
 
+    /// The timeline of `scenario`, and a view of it alone.
+    fn one_kernel(scenario: Scenario) -> (Rc<Timeline>, Kept<Built>) {
+        let timeline = Rc::new(Timeline::build(scenario.config().unwrap(), 1 << 20));
+        let built = Kept::new(Built {
+            sides: vec![BuiltSide {
+                kernel: scenario.kernel.clone(),
+                timeline: timeline.clone(),
+                first_diff: None,
+            }],
+            scenario,
+        });
+        (timeline, built)
+    }
+
     /// The log after moving through `steps` in order is, each time, the
     /// events of the accesses in `(step - LOG_ACCESSES, step]`, numbered,
     /// the newest [`LOG_LINES`] of them.
@@ -211,15 +225,7 @@ mod tests {
             pattern: Pattern::Stride(3),
             ..Scenario::default()
         };
-        let timeline = Rc::new(Timeline::build(scenario.config().unwrap(), 1 << 20));
-        let built = Kept::new(Built {
-            sides: vec![BuiltSide {
-                kernel: scenario.kernel.clone(),
-                timeline: timeline.clone(),
-                first_diff: None,
-            }],
-            scenario,
-        });
+        let (timeline, built) = one_kernel(scenario);
         let seekers = Seekers::default();
         let len = timeline.len();
         for step in [0, 1, 2, 50, 51, 60, 400, 399, 1200, 1210, 20, len, len - 3] {
@@ -266,15 +272,7 @@ mod tests {
             },
             ..Scenario::default()
         };
-        let timeline = Rc::new(Timeline::build(scenario.config().unwrap(), 1 << 20));
-        let built = Kept::new(Built {
-            sides: vec![BuiltSide {
-                kernel: scenario.kernel.clone(),
-                timeline: timeline.clone(),
-                first_diff: None,
-            }],
-            scenario,
-        });
+        let (timeline, built) = one_kernel(scenario);
         let seekers = Seekers::default();
         let pages = timeline.config().geometry().nr_pages;
         let wide = Span {
