@@ -397,12 +397,12 @@ impl Scan {
         let span = self.binner.span;
         let (s, e) = (base.max(span.first), (base + 64).min(span.end));
         self.seek(s);
-        if let (true, Some(kept)) = (self.in_one_bin(s, e), kept) {
+        let one = self.in_one_bin(s, e);
+        if let (true, Some(kept)) = (one, kept) {
             let counts = kept.counts(stamp, base, slots);
             self.binner.bins[self.x as usize].add_counts(&counts);
             return;
         }
-        let one = self.in_one_bin(s, e);
         self.add_slots(base, slots, one);
     }
 
