@@ -237,6 +237,17 @@ struct Files {
     revwalk: PathBuf,
 }
 
+/// The data files are 1.1 GiB together: a CI machine's disk can be nearly
+/// full, so they go when the checks end, failed or not, and the next run
+/// writes them again (a few seconds).
+impl Drop for Files {
+    fn drop(&mut self) {
+        for path in [&self.f64, &self.f512, &self.dir.join("copy.bin")] {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 impl Files {
     fn make(dir: &Path) -> Result<Files> {
         let f64 = dir.join("f64.bin");
