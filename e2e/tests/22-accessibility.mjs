@@ -70,6 +70,7 @@ export async function run({ newPage, expect, expectEq, text, shot, log }) {
   await page.keyboard.press('Space');
   await page.waitForTimeout(300);
   expectEq(await page.getAttribute('[data-testid="counters"]', 'aria-live'), 'off', 'the counters are quiet while playing');
+  expectEq(await page.getAttribute('[data-testid="inspector"]', 'aria-live'), 'off', 'the folio inspector is quiet while playing');
   await page.keyboard.press('Space');
   await page.waitForTimeout(100);
   expectEq(await text(page, 'play'), 'play', 'Space on the play button pauses again');
@@ -92,6 +93,7 @@ export async function run({ newPage, expect, expectEq, text, shot, log }) {
   // The counters are a live region, and a step changes what it says.
   await page.evaluate(() => document.activeElement.blur());
   expectEq(await page.getAttribute('[data-testid="counters"]', 'aria-live'), 'polite', 'the counters are a polite live region');
+  expectEq(await page.getAttribute('[data-testid="inspector"]', 'aria-live'), 'polite', 'the folio inspector speaks again once play stops');
   await page.keyboard.press('Home');
   const before = await text(page, 'counters');
   await page.keyboard.press('ArrowRight');

@@ -11,7 +11,7 @@ use folioscope_scenario::text::event_line;
 use yew::prelude::*;
 
 use crate::components::file_strip::Side;
-use crate::context::{use_handles, use_moment, use_setup};
+use crate::context::{use_handles, use_moment, use_setup, use_ui};
 
 /// How long the view must stand still before the folio's origin is
 /// looked up.
@@ -34,6 +34,9 @@ pub fn Inspector(props: &InspectorProps) -> Html {
     let setup = use_setup();
     let moment = use_moment();
     let seekers = use_handles().seekers;
+    // Play changes the lines on every frame: a screen reader would be
+    // asked to read them all, so the region is quiet until play stops.
+    let live = if use_ui().playing { "off" } else { "polite" };
     let found = use_state(|| None::<(OriginKey, String)>);
     let side = props.side;
     let id = format!("inspector{}", side.suffix());
@@ -76,7 +79,7 @@ pub fn Inspector(props: &InspectorProps) -> Html {
         _ => {}
     }
     html! {
-        <div class="inspector" data-testid={id} aria-live="polite">
+        <div class="inspector" data-testid={id} aria-live={live}>
             { for lines.into_iter().enumerate().map(|(k, l)| html! { <div data-line={k.to_string()}>{ l }</div> }) }
         </div>
     }
