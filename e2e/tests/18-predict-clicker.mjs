@@ -27,6 +27,11 @@ export async function run({ newPage, expect, expectEq, text, cli, shot }) {
   const access = Number(m[1]);
   expectEq(Number(m[2]), access - 1000, 'the distance');
   expectEq(await page.inputValue('[data-testid="jump"]'), String(access - 1), 'the view waits just before the fault');
+  // On the presenter's one screen the question covers none of the
+  // figures: it sits under the table, inside the 1024x768 window.
+  const box = (id) => page.evaluate((id) => { const b = document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect(); return { top: b.top, bottom: b.bottom }; }, id);
+  const [q, table] = [await box('question'), await box('ra-table')];
+  expect(q.top >= table.bottom && q.bottom <= 768, `the question (${q.top}..${q.bottom}) lies under the figures table (..${table.bottom}) and on screen`);
   await page.keyboard.type('7');
   await shot(page, 'predict-clicker-question');
   await page.keyboard.press('PageDown');
