@@ -339,6 +339,73 @@ proptest! {
     }
 
     #[test]
+    fn bins_rebinned_over_large_files_are_the_bins_after(
+        mib in prop_oneof![Just(64u64), Just(320), Just(1100)],
+        pattern in prop_oneof![
+            (100u64..1500, any::<u64>()).prop_map(|(milli_pct, seed)| Pattern::Random { milli_pct, seed }),
+            (64u64..700).prop_map(Pattern::Stride),
+            (64u64..700).prop_map(Pattern::RStride),
+        ],
+        madvise in prop_oneof![Just(Madvise::Normal), Just(Madvise::Hugepage), Just(Madvise::Random)],
+        variant in proptest::sample::select(crate::Variant::ALL.to_vec()),
+        moves in proptest::collection::vec((1u64..300, 0u8..6), 1..20),
+    ) {
+        // The test above keeps files under 2,048 pages; these have 16,384
+        // and more, with nodes above the leaves' parents, bins of
+        // thousands of pages (two and seven over the file) and leaves
+        // kept across jumps: every rebin, after steps or a jump to a
+        // checkpoint, must equal a fresh count.
+        let cfg = Config::new(Scenario {
+            kernel: Kernel::from_variant(variant),
+            file_size: mib << 20,
+            madvise,
+            pattern,
+            ..Scenario::default()
+        });
+        prop_assume!(cfg.is_ok());
+        let cfg = cfg.unwrap();
+        let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+        prop_assume!(len <= 20_000);
+        let timeline = Timeline::build(cfg.clone(), 1 << 20);
+        let mut sim = timeline.simulation_at(0);
+        let pages = sim.machine().geo.nr_pages;
+        let spans = [
+            Span { first: 0, end: pages, bins: 2 },
+            Span { first: 0, end: pages, bins: 7 },
+            Span { first: 0, end: pages, bins: 1102 },
+            Span { first: pages / 3, end: pages, bins: 97 },
+        ];
+        let mut kept: Vec<Vec<Bin>> = spans.iter().map(|&s| sim.machine().bins(s)).collect();
+        let mut leaves: Vec<LeafBins> = spans.iter().map(|_| LeafBins::default()).collect();
+        let mut changed = ChangedPages::new(&cfg);
+        let mut events = Vec::new();
+        for (n, jump) in moves {
+            if jump == 0 {
+                let to = (sim.step_count() * 7 + n * 131) % (len + 1);
+                sim = timeline.simulation_at(to);
+                changed.set_everything();
+            }
+            for _ in 0..n {
+                if !sim.step(&mut events) {
+                    break;
+                }
+                for e in events.drain(..) {
+                    changed.note(&e);
+                }
+            }
+            for (k, &span) in spans.iter().enumerate() {
+                sim.machine().rebin(span, &mut kept[k], &changed, &mut leaves[k]);
+                let fresh = sim.machine().bins(span);
+                if let Some(x) = (0..fresh.len()).find(|&x| kept[k][x] != fresh[x]) {
+                    prop_assert!(false, "after step {} in {:?}, bin {}: rebinned {:?}, fresh {:?}",
+                        sim.step_count(), span, x, kept[k][x], fresh[x]);
+                }
+            }
+            changed.clear();
+        }
+    }
+
+    #[test]
     fn a_timeline_names_the_access_that_added_each_folio(cfg in config(), frac in 0.0f64..1.0) {
         let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
         prop_assume!(len <= 3_000);
