@@ -19,11 +19,8 @@
 use crate::config::Madvise;
 use crate::cow::{Frozen, TrackedVec};
 
-/// PTE words per frozen chunk: 64 words hold the bits of 4096 pages.
-/// Accesses spread over a large file write a word here and there, and a
-/// checkpoint copies each chunk written; with 512 words a chunk, one
-/// interval of random accesses on 16 GiB copied nearly all the bits.
-const PTE_CHUNK: usize = 64;
+/// PTE words per frozen chunk.
+const PTE_CHUNK: usize = 512;
 
 /// The PTE bits of a mapping, frozen for a checkpoint.
 pub(crate) type FrozenPte = Frozen<u64, PTE_CHUNK>;

@@ -20,8 +20,7 @@ use yew::Reducible;
 use crate::probe::ProbeOverlay;
 use crate::recording::{RealCheck, Recorded};
 
-/// Checkpoint memory the app allows one view: the timelines of its
-/// kernels share it, so that comparing kernels does not multiply it.
+/// Checkpoint memory the app allows one timeline.
 pub const CHECKPOINT_BUDGET: usize = 96 << 20;
 
 /// A value kept as it was made, compared by address: for values that never change

@@ -132,7 +132,7 @@ async fn build(
             runs.iter()
                 .map(|&i| (cfgs[i].clone(), timelines[i].is_none()))
                 .collect(),
-            CHECKPOINT_BUDGET / scenarios.len(),
+            CHECKPOINT_BUDGET,
         );
         loop {
             let t0 = now_ms();
