@@ -246,6 +246,58 @@ fn fold_mismatch(sim: &mut Simulation, spans: &[Option<Span>], max_steps: u64) -
     None
 }
 
+/// Moves a simulation of `timeline` as a seeker does, from `sim`: each
+/// move steps `n` accesses forward noting the pages their events changed,
+/// after a jump to a checkpoint's machine when its second number is 0.
+/// After every move, each span's bins brought up to date by
+/// `Machine::rebin` must equal a fresh count; the kept leaf counts serve
+/// every machine of the run.
+fn rebins_match_fresh(
+    timeline: &Timeline,
+    mut sim: Simulation,
+    spans: &[Span],
+    moves: &[(u64, u8)],
+) -> Result<(), TestCaseError> {
+    let len = timeline.len();
+    let mut kept: Vec<Vec<Bin>> = spans.iter().map(|&s| sim.machine().bins(s)).collect();
+    let mut leaves: Vec<LeafBins> = spans.iter().map(|_| LeafBins::default()).collect();
+    let mut changed = ChangedPages::new(timeline.config());
+    let mut events = Vec::new();
+    for &(n, jump) in moves {
+        if jump == 0 {
+            let to = (sim.step_count() * 7 + n * 131) % (len + 1);
+            sim = timeline.simulation_at(to);
+            changed.set_everything();
+        }
+        for _ in 0..n {
+            if !sim.step(&mut events) {
+                break;
+            }
+            for e in events.drain(..) {
+                changed.note(&e);
+            }
+        }
+        for (k, &span) in spans.iter().enumerate() {
+            sim.machine()
+                .rebin(span, &mut kept[k], &changed, &mut leaves[k]);
+            let fresh = sim.machine().bins(span);
+            if let Some(x) = (0..fresh.len()).find(|&x| kept[k][x] != fresh[x]) {
+                prop_assert!(
+                    false,
+                    "after step {} in {:?}, bin {}: rebinned {:?}, fresh {:?}",
+                    sim.step_count(),
+                    span,
+                    x,
+                    kept[k][x],
+                    fresh[x]
+                );
+            }
+        }
+        changed.clear();
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -298,7 +350,7 @@ proptest! {
         let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
         prop_assume!(len <= 20_000);
         let timeline = Timeline::build(cfg.clone(), 1 << 16);
-        let mut sim = timeline.simulation_at(0);
+        let sim = timeline.simulation_at(0);
         let pages = sim.machine().geo.nr_pages;
         let from = ((pages as f64 * first) as u64).min(pages - 1);
         let spans = [
@@ -308,34 +360,7 @@ proptest! {
             Span { first: 0, end: pages, bins: (pages / 300).max(1) as u32 },
             Span { first: from, end: (from + pages_shown).min(pages), bins },
         ];
-        let mut kept: Vec<Vec<Bin>> = spans.iter().map(|&s| sim.machine().bins(s)).collect();
-        let mut leaves: Vec<LeafBins> = spans.iter().map(|_| LeafBins::default()).collect();
-        let mut changed = ChangedPages::new(&cfg);
-        let mut events = Vec::new();
-        for (n, jump) in moves {
-            if jump == 0 {
-                let to = (sim.step_count() * 7 + n * 131) % (len + 1);
-                sim = timeline.simulation_at(to);
-                changed.set_everything();
-            }
-            for _ in 0..n {
-                if !sim.step(&mut events) {
-                    break;
-                }
-                for e in events.drain(..) {
-                    changed.note(&e);
-                }
-            }
-            for (k, &span) in spans.iter().enumerate() {
-                sim.machine().rebin(span, &mut kept[k], &changed, &mut leaves[k]);
-                let fresh = sim.machine().bins(span);
-                if let Some(x) = (0..fresh.len()).find(|&x| kept[k][x] != fresh[x]) {
-                    prop_assert!(false, "after step {} in {:?}, bin {}: rebinned {:?}, fresh {:?}",
-                        sim.step_count(), span, x, kept[k][x], fresh[x]);
-                }
-            }
-            changed.clear();
-        }
+        rebins_match_fresh(&timeline, sim, &spans, &moves)?;
     }
 
     #[test]
@@ -367,7 +392,7 @@ proptest! {
         let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
         prop_assume!(len <= 20_000);
         let timeline = Timeline::build(cfg.clone(), 1 << 20);
-        let mut sim = timeline.simulation_at(0);
+        let sim = timeline.simulation_at(0);
         let pages = sim.machine().geo.nr_pages;
         let spans = [
             Span { first: 0, end: pages, bins: 2 },
@@ -375,34 +400,7 @@ proptest! {
             Span { first: 0, end: pages, bins: 1102 },
             Span { first: pages / 3, end: pages, bins: 97 },
         ];
-        let mut kept: Vec<Vec<Bin>> = spans.iter().map(|&s| sim.machine().bins(s)).collect();
-        let mut leaves: Vec<LeafBins> = spans.iter().map(|_| LeafBins::default()).collect();
-        let mut changed = ChangedPages::new(&cfg);
-        let mut events = Vec::new();
-        for (n, jump) in moves {
-            if jump == 0 {
-                let to = (sim.step_count() * 7 + n * 131) % (len + 1);
-                sim = timeline.simulation_at(to);
-                changed.set_everything();
-            }
-            for _ in 0..n {
-                if !sim.step(&mut events) {
-                    break;
-                }
-                for e in events.drain(..) {
-                    changed.note(&e);
-                }
-            }
-            for (k, &span) in spans.iter().enumerate() {
-                sim.machine().rebin(span, &mut kept[k], &changed, &mut leaves[k]);
-                let fresh = sim.machine().bins(span);
-                if let Some(x) = (0..fresh.len()).find(|&x| kept[k][x] != fresh[x]) {
-                    prop_assert!(false, "after step {} in {:?}, bin {}: rebinned {:?}, fresh {:?}",
-                        sim.step_count(), span, x, kept[k][x], fresh[x]);
-                }
-            }
-            changed.clear();
-        }
+        rebins_match_fresh(&timeline, sim, &spans, &moves)?;
     }
 
     #[test]
