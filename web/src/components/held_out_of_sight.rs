@@ -36,7 +36,7 @@ pub fn HeldOutOfSight(props: &Props) -> Html {
     }
     let shown: Moment = shown.borrow().clone();
     html! {
-        <div ref={node} class={props.class.clone()} data-testid={props.testid.clone()}>
+        <div ref={node} class={classes!("held", props.class.clone())} data-testid={props.testid.clone()}>
             <ContextProvider<Moment> context={shown}>
                 { props.children.clone() }
             </ContextProvider<Moment>>
