@@ -18,11 +18,11 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// Freezes `m`, sharing what did not change since `prev` was taken
-    /// from the same machine.
-    pub fn take(m: &mut Machine, prev: Option<&Checkpoint>) -> Checkpoint {
-        let nodes = m.cache.xa.freeze_nodes(prev.map(|p| &p.nodes));
-        let pte = m.mm.freeze_pte(prev.map(|p| &p.pte));
+    /// Freezes `m`, sharing what did not change since its last
+    /// checkpoint was taken or restored.
+    pub fn take(m: &mut Machine) -> Checkpoint {
+        let nodes = m.cache.xa.freeze_nodes();
+        let pte = m.mm.freeze_pte();
         let (live_nodes, live_pte) = (m.cache.xa.take_nodes(), m.mm.take_pte());
         let shell = m.clone();
         m.cache.xa.put_nodes(live_nodes);

@@ -12,6 +12,13 @@
 //! bits), and a segment with no chunk written is shared too: otherwise
 //! the list, 16 bytes a chunk, would cost each checkpoint of a 16 GiB file
 //! 66 KB however little changed.
+//!
+//! The live vector remembers the frozen copy it was last frozen to or
+//! thawed from, its origin: each chunk not written since equals the
+//! origin's chunk at its place. Freezing shares those chunks, and thawing
+//! a copy that holds the very same chunk (the same allocation) leaves
+//! them as they are. A seeker moving between checkpoints then copies
+//! only the chunks that differ between them, not the whole page cache.
 
 use std::collections::HashSet;
 use std::ops::{Index, IndexMut};
@@ -21,8 +28,11 @@ use std::rc::Rc;
 #[derive(Clone, Debug)]
 pub struct TrackedVec<T: Clone, const N: usize> {
     items: Vec<T>,
-    /// Chunks written since the last [`TrackedVec::freeze`].
+    /// Chunks written since the last freeze or thaw.
     dirty: Vec<u64>,
+    /// The frozen copy of the last freeze or thaw, if any: every chunk
+    /// not marked dirty holds what this one's chunk at its place holds.
+    origin: Option<Frozen<T, N>>,
 }
 
 impl<T: Clone, const N: usize> Default for TrackedVec<T, N> {
@@ -30,6 +40,7 @@ impl<T: Clone, const N: usize> Default for TrackedVec<T, N> {
         TrackedVec {
             items: Vec::new(),
             dirty: Vec::new(),
+            origin: None,
         }
     }
 }
@@ -62,15 +73,18 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         let mut v = TrackedVec {
             items: vec![value; n],
             dirty: Vec::new(),
+            origin: None,
         };
-        v.mark_all();
+        v.forget_origin();
         v
     }
 
-    /// Marks every chunk, so the next freeze shares nothing.
-    pub fn mark_all(&mut self) {
+    /// Marks every chunk and drops the origin, so the next freeze or
+    /// thaw shares nothing and keeps no old frozen copy alive.
+    pub fn forget_origin(&mut self) {
         let chunks = self.items.len().div_ceil(N);
         self.dirty = vec![u64::MAX; chunks.div_ceil(64)];
+        self.origin = None;
     }
 
     /// Marks the chunk of item `i`, which must exist: `push` and `filled`
@@ -112,10 +126,13 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         self.items.capacity() * std::mem::size_of::<T>() + self.dirty.capacity() * 8
     }
 
-    /// A frozen copy. Chunks not written since `prev` was frozen from this
-    /// vector are shared with it, and so are segments none of whose chunks
-    /// were written; the others are copied. Clears the marks.
-    pub fn freeze(&mut self, prev: Option<&Frozen<T, N>>) -> Frozen<T, N> {
+    /// A frozen copy. Chunks not written since the origin (the last freeze
+    /// or thaw) are shared with it, and so are segments none of whose
+    /// chunks were written; the others are copied. Clears the marks, and
+    /// the copy becomes the origin.
+    pub fn freeze(&mut self) -> Frozen<T, N> {
+        let prev = self.origin.take();
+        let prev = prev.as_ref();
         let n = self.items.len().div_ceil(N);
         let nsegs = n.div_ceil(SEGMENT);
         let mut segments = Vec::with_capacity(nsegs);
@@ -154,13 +171,15 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
             new_segments += 1;
         }
         self.dirty.iter_mut().for_each(|w| *w = 0);
-        Frozen {
+        let frozen = Frozen {
             new_bytes: copied * N * std::mem::size_of::<T>()
                 + new_segments * Frozen::<T, N>::segment_bytes()
                 + Frozen::<T, N>::list_bytes(nsegs),
             segments,
             len: self.items.len(),
-        }
+        };
+        self.origin = Some(frozen.clone());
+        frozen
     }
 
     /// The items of chunk `c`.
@@ -168,8 +187,7 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         c * N..((c + 1) * N).min(self.items.len())
     }
 
-    /// The live form of a frozen copy, with every chunk marked dirty: a
-    /// freeze from it shares nothing it was not given.
+    /// The live form of a frozen copy, whose origin it is.
     #[cfg(test)]
     pub fn thaw(frozen: &Frozen<T, N>) -> Self {
         let mut v = TrackedVec::default();
@@ -179,14 +197,56 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
 
     /// Makes this vector the frozen one's items, in the memory it has:
     /// a timeline's seeker moves from checkpoint to checkpoint without
-    /// allocating the page cache afresh each time.
-    pub fn thaw_into(&mut self, frozen: &Frozen<T, N>) {
-        self.items.clear();
-        self.items.reserve(frozen.len);
-        for chunk in frozen.segments.iter().flat_map(|seg| seg.iter()) {
-            self.items.extend_from_slice(chunk);
+    /// allocating the page cache afresh each time. Chunks not written
+    /// since the origin, where `frozen` holds the origin's own chunk, are
+    /// left as they are; whole segments so when `frozen` shares the
+    /// origin's segment. The others are copied. `frozen` becomes the
+    /// origin. Returns how many chunks it copied.
+    pub fn thaw_into(&mut self, frozen: &Frozen<T, N>) -> usize {
+        let origin = self.origin.take();
+        let n = frozen.len;
+        // Items past the frozen length go; a chunk they shortened was
+        // written or is not the origin's, so it is copied below.
+        let mut have = self.items.len().min(n);
+        let mut copied = 0;
+        for (g, seg) in frozen.segments.iter().enumerate() {
+            let clean_word = self.dirty.get(g).copied().unwrap_or(u64::MAX);
+            let origin_seg = origin.as_ref().and_then(|o| o.segments.get(g));
+            let seg_end = (g * SEGMENT + seg.len()) * N;
+            if clean_word == 0
+                && seg_end.min(n) <= have
+                && origin_seg.is_some_and(|o| Rc::ptr_eq(o, seg))
+            {
+                continue;
+            }
+            for (k, chunk) in seg.iter().enumerate() {
+                let c = g * SEGMENT + k;
+                let start = c * N;
+                let kept = start + chunk.len() <= have
+                    && clean_word & (1 << k) == 0
+                    && origin_seg
+                        .and_then(|o| o.get(k))
+                        .is_some_and(|o| Rc::ptr_eq(o, chunk));
+                if kept {
+                    continue;
+                }
+                copied += 1;
+                if start + chunk.len() <= have {
+                    self.items[start..start + chunk.len()].clone_from_slice(chunk);
+                } else {
+                    // The first chunk past what is kept: from here on the
+                    // vector grows chunk by chunk.
+                    self.items.truncate(start);
+                    self.items.extend_from_slice(chunk);
+                    have = self.items.len();
+                }
+            }
         }
-        self.mark_all();
+        self.items.truncate(n);
+        self.dirty.clear();
+        self.dirty.resize(n.div_ceil(N).div_ceil(64), 0);
+        self.origin = Some(frozen.clone());
+        copied
     }
 }
 
@@ -261,20 +321,20 @@ mod tests {
     #[test]
     fn a_freeze_shares_what_was_not_written() {
         let mut v: TrackedVec<u64, 4> = TrackedVec::filled(7, 10);
-        let first = v.freeze(None);
+        let first = v.freeze();
         assert_eq!(
             first.new_bytes(),
             3 * 4 * 8 + SEG + LIST,
             "all three chunks copied"
         );
         v[5] = 1;
-        let second = v.freeze(Some(&first));
+        let second = v.freeze();
         assert_eq!(
             second.new_bytes(),
             4 * 8 + SEG + LIST,
             "only the written chunk copied"
         );
-        let third = v.freeze(Some(&second));
+        let third = v.freeze();
         assert_eq!(third.new_bytes(), LIST, "nothing written, nothing copied");
         let mut seen = HashSet::new();
         let all: usize = [&first, &second, &third]
@@ -295,10 +355,10 @@ mod tests {
     fn segments_with_nothing_written_are_shared_whole() {
         // 200 chunks of one item: four segments.
         let mut v: TrackedVec<u8, 1> = TrackedVec::filled(0, 200);
-        let first = v.freeze(None);
+        let first = v.freeze();
         assert_eq!(first.new_bytes(), 200 + 4 * SEG + 4 * LIST);
         v[70] = 1;
-        let second = v.freeze(Some(&first));
+        let second = v.freeze();
         assert_eq!(
             second.new_bytes(),
             1 + SEG + 4 * LIST,
@@ -317,20 +377,115 @@ mod tests {
         for i in 0..20 {
             v.push(i);
         }
-        let a = v.freeze(None);
+        let a = v.freeze();
         v.push(20);
-        let b = v.freeze(Some(&a));
+        let b = v.freeze();
         assert_eq!(b.new_bytes(), 8 * 4 + SEG + LIST, "the last chunk grew");
         let mut back = TrackedVec::thaw(&b);
         assert_eq!(
             back.iter().copied().collect::<Vec<_>>(),
             (0..21).collect::<Vec<_>>()
         );
-        let c = back.freeze(Some(&b));
+        let c = back.freeze();
         assert_eq!(
             c.new_bytes(),
-            b.new_bytes() + 2 * 8 * 4,
-            "a thawed copy shares nothing"
+            LIST,
+            "a thawed copy shares what it was given"
         );
+        back[0] = 9;
+        assert_eq!(back.freeze().new_bytes(), 8 * 4 + SEG + LIST);
+        assert_eq!(TrackedVec::thaw(&a).len(), 20);
+    }
+
+    #[test]
+    fn a_thaw_copies_only_the_chunks_that_differ() {
+        // 300 chunks of 4: five segments.
+        let mut v: TrackedVec<u64, 4> = TrackedVec::filled(0, 1200);
+        let a = v.freeze();
+        v[5] = 1;
+        v[900] = 2;
+        let b = v.freeze();
+        let mut seeker = TrackedVec::thaw(&a);
+        assert_eq!(seeker.thaw_into(&b), 2, "a to b: the two chunks written");
+        assert!(seeker == v);
+        assert_eq!(seeker.thaw_into(&b), 0, "b to b: nothing");
+        seeker[1199] = 3;
+        assert_eq!(
+            seeker.thaw_into(&a),
+            3,
+            "b to a: those two, and the one written since"
+        );
+        assert_eq!(seeker.iter().filter(|&&x| x != 0).count(), 0);
+        assert_eq!(seeker.thaw_into(&a), 0);
+        // A copy frozen elsewhere holds equal chunks, not the same ones.
+        let other = TrackedVec::<u64, 4>::filled(0, 1200).freeze();
+        assert_eq!(seeker.thaw_into(&other), 300);
+    }
+
+    #[test]
+    fn a_thaw_grows_and_shrinks_to_the_frozen_length() {
+        let mut v: TrackedVec<u32, 4> = TrackedVec::default();
+        for i in 0..10 {
+            v.push(i);
+        }
+        let short = v.freeze();
+        for i in 10..300 {
+            v.push(i);
+        }
+        let long = v.freeze();
+        let mut seeker = TrackedVec::thaw(&short);
+        assert_eq!(
+            seeker.thaw_into(&long),
+            75 - 2,
+            "the short copy's two whole chunks kept"
+        );
+        assert!(seeker == v);
+        assert_eq!(seeker.thaw_into(&short), 1, "only the shortened chunk");
+        assert_eq!(
+            seeker.iter().copied().collect::<Vec<_>>(),
+            (0..10).collect::<Vec<_>>()
+        );
+        seeker.push(10);
+        assert_eq!(seeker.thaw_into(&long), 75 - 2);
+        assert!(seeker == v);
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        /// Whatever was written, pushed, frozen and thawed before, a thaw
+        /// leaves the vector equal to the frozen copy's items.
+        #[test]
+        fn a_thaw_restores_the_frozen_items(
+            ops in proptest::collection::vec((0u8..4, 0usize..700, proptest::prelude::any::<u16>()), 1..300)
+        ) {
+            let mut builder: TrackedVec<u16, 4> = TrackedVec::filled(0, 100);
+            let mut frozen: Vec<(Frozen<u16, 4>, Vec<u16>)> = Vec::new();
+            let mut seeker: TrackedVec<u16, 4> = TrackedVec::default();
+            for (op, i, x) in ops {
+                match op {
+                    0 => {
+                        let len = builder.len();
+                        builder[i % len] = x;
+                    }
+                    1 => builder.push(x),
+                    2 => frozen.push((builder.freeze(), builder.iter().copied().collect())),
+                    _ if !frozen.is_empty() => {
+                        let (f, items) = &frozen[i % frozen.len()];
+                        seeker.thaw_into(f);
+                        proptest::prop_assert_eq!(&seeker.iter().copied().collect::<Vec<_>>(), items);
+                        if x % 3 == 0 && !items.is_empty() {
+                            seeker[x as usize % items.len()] = x;
+                        }
+                        if x % 5 == 0 {
+                            seeker.push(x);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for (f, items) in &frozen {
+                proptest::prop_assert_eq!(&TrackedVec::thaw(f).iter().copied().collect::<Vec<_>>(), items);
+            }
+        }
     }
 }

@@ -891,6 +891,96 @@ fn checkpoints_share_what_did_not_change() {
     );
 }
 
+/// A program that faults through two mappings by turns: the one not in
+/// use is parked whole in each checkpoint, and a seek's thaw leaves the
+/// chunks it shares with the checkpoint it last thawed. Moved back and
+/// forth, a simulation still holds what a straight run holds at each step.
+#[test]
+fn a_program_of_two_mappings_seeks_to_what_a_straight_run_holds() {
+    use Access::*;
+    let mut program = vec![
+        Open { ofd: 0 },
+        Open { ofd: 1 },
+        Mmap {
+            mm: 0,
+            vpn: 0x10000,
+            pages: 8192,
+            ofd: 0,
+            pgoff: 0,
+            exec: false,
+        },
+        Mmap {
+            mm: 1,
+            vpn: 0x40000,
+            pages: 4096,
+            ofd: 1,
+            pgoff: 1024,
+            exec: false,
+        },
+    ];
+    for k in 0..3000u64 {
+        let (mm, vpn, pages) = if k % 3 == 0 {
+            (1, 0x40000, 4096)
+        } else {
+            (0, 0x10000, 8192)
+        };
+        let page = crate::splitmix64(k) % pages;
+        program.push(Fault {
+            mm,
+            vpn: vpn + page,
+            write: k % 7 == 0,
+        });
+        if k % 500 == 499 {
+            program.push(Fadvise {
+                ofd: 0,
+                offset: 0,
+                len: 1 << 24,
+                advice: crate::Fadvice::DontNeed,
+            });
+        }
+    }
+    let cfg = Config::new(Scenario {
+        file_size: 64 << 20,
+        madvise: crate::Madvise::Random,
+        pattern: Pattern::Trace(program),
+        ..Scenario::default()
+    })
+    .unwrap();
+    let timeline = Timeline::build(cfg.clone(), usize::MAX);
+    let len = timeline.len();
+    let stops = [
+        len / 2,
+        len / 9,
+        len - 1,
+        len * 3 / 4,
+        0,
+        len / 2 + 300,
+        len / 9,
+        len * 3 / 4,
+    ];
+    let mut sorted = stops.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut straight = Simulation::new(cfg);
+    let mut at = std::collections::HashMap::new();
+    for &to in &sorted {
+        straight.run_to(to, &mut NoEvents);
+        at.insert(to, straight.machine().clone());
+    }
+    let mut moved = timeline.simulation_at(len / 3);
+    for to in stops {
+        timeline.seek(&mut moved, to);
+        let want = &at[&to];
+        assert!(moved.machine().same_state(want), "seeking to {to}");
+        assert_eq!(
+            Summary::of(moved.machine()),
+            Summary::of(want),
+            "seeking to {to}"
+        );
+        assert!(broken(moved.machine()).is_none(), "seeking to {to}");
+    }
+}
+
 #[test]
 fn the_invariant_check_can_fail() {
     // A machine whose mmap_miss is out of range must be reported.

@@ -152,10 +152,10 @@ impl Mapping {
         Mapping::at(VmFlags::default(), 0, 0, 0, ptrs_per_pte)
     }
 
-    /// Forgets what the last checkpoint shared: this mapping's page table
-    /// bits were parked while another mapping's were frozen.
-    pub(crate) fn mark_all_dirty(&mut self) {
-        self.pte.mark_all();
+    /// Forgets the page table bits' last frozen copy: the next freeze
+    /// copies them all.
+    pub(crate) fn forget_frozen(&mut self) {
+        self.pte.forget_origin();
     }
 
     /// The virtual page at which file page `page` is mapped.
@@ -491,8 +491,8 @@ impl Mapping {
 
     /// The PTE bits, frozen: chunks not written since `prev` was frozen
     /// from this mapping are shared with it.
-    pub(crate) fn freeze_pte(&mut self, prev: Option<&FrozenPte>) -> FrozenPte {
-        self.pte.freeze(prev)
+    pub(crate) fn freeze_pte(&mut self) -> FrozenPte {
+        self.pte.freeze()
     }
 
     /// Takes the PTE bits out, leaving none, so the rest clones cheaply.

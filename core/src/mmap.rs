@@ -70,12 +70,14 @@ impl Machine {
     fn use_vma(&mut self, i: usize) {
         let p = &mut self.program;
         if p.cur_vma != Some(i) {
+            // A parked mapping forgets its last frozen copy: checkpoints
+            // clone parked mappings whole, and the copy would outlive the
+            // checkpoints that shared it.
+            self.mm.forget_frozen();
             if let Some(cur) = p.cur_vma {
                 std::mem::swap(&mut self.mm, &mut p.vmas[cur].mapping);
             }
             std::mem::swap(&mut self.mm, &mut p.vmas[i].mapping);
-            // Checkpoints froze another mapping's bits since these were in use.
-            self.mm.mark_all_dirty();
             p.cur_vma = Some(i);
         }
         let ofd = self.program.vmas[i].ofd;

@@ -139,9 +139,6 @@ pub struct TimelineBuilder {
     interval: u64,
     sample_every: u64,
     bucket: u64,
-    /// The last checkpoint taken, kept even when thinning drops it: the
-    /// next one shares with it.
-    last: Rc<Checkpoint>,
     checkpoints: Vec<Rc<Checkpoint>>,
     checkpoint_bytes: usize,
     samples: Vec<Sample>,
@@ -165,7 +162,7 @@ impl TimelineBuilder {
         // can be close: a seek replays at most `interval` accesses.
         let interval = (len / 512).max(256).next_power_of_two();
         let bucket = len.div_ceil(DENSITY_BUCKETS).max(1);
-        let first = Rc::new(Checkpoint::take(sim.machine_mut(), None));
+        let first = Rc::new(Checkpoint::take(sim.machine_mut()));
         let samples = vec![Sample::of(0, sim.machine())];
         TimelineBuilder {
             cfg,
@@ -175,7 +172,6 @@ impl TimelineBuilder {
             sample_every: len.div_ceil(MAX_SAMPLES).max(1),
             bucket,
             checkpoint_bytes: first.new_bytes(),
-            last: first.clone(),
             checkpoints: vec![first],
             samples,
             marks: Default::default(),
@@ -248,9 +244,8 @@ impl TimelineBuilder {
             self.samples.push(Sample::of(done, self.sim.machine()));
         }
         if done.is_multiple_of(self.interval) && done < len {
-            let cp = Rc::new(Checkpoint::take(self.sim.machine_mut(), Some(&self.last)));
+            let cp = Rc::new(Checkpoint::take(self.sim.machine_mut()));
             self.checkpoint_bytes += cp.new_bytes();
-            self.last = cp.clone();
             self.checkpoints.push(cp);
             if self.checkpoint_bytes > self.budget_bytes && self.checkpoints.len() > 2 {
                 // Keep every other checkpoint: twice the interval.

@@ -1009,10 +1009,10 @@ impl XArray {
         self.nodes.memory_bytes() + self.free.capacity() * std::mem::size_of::<NodeId>()
     }
 
-    /// The nodes, frozen: chunks not written since `prev` was frozen from
-    /// this array are shared with it.
-    pub(crate) fn freeze_nodes(&mut self, prev: Option<&FrozenNodes>) -> FrozenNodes {
-        self.nodes.freeze(prev)
+    /// The nodes, frozen: chunks not written since the last freeze or
+    /// thaw are shared with the copy it made or was given.
+    pub(crate) fn freeze_nodes(&mut self) -> FrozenNodes {
+        self.nodes.freeze()
     }
 
     /// Takes the nodes out, leaving none, so the rest clones cheaply.
