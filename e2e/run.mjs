@@ -74,13 +74,25 @@ async function newPage(query = '', viewport = { width: 1400, height: 900 }, opti
   return page;
 }
 
+/// Waits until no block under the timeline holds an older step.
+async function settled(page) {
+  await page.waitForFunction(() => !document.querySelector('[data-held="1"]'), null, { timeout: 5000 });
+}
+
 const ctx = {
   base, newPage, expect, expectEq,
   shot: async (page, name) => page.screenshot({ path: path.join(OUT, name + '.png'), fullPage: true }),
   cli: (args) => JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8' })),
   cliText: (args) => execFileSync(CLI, args, { encoding: 'utf8' }),
   repo: path.dirname(here),
-  text: async (page, id) => (await page.textContent(`[data-testid="${id}"]`)).trim(),
+  // Blocks out of sight wait for the view to stand still before they
+  // follow a move (web/src/components/held_out_of_sight.rs); a reader
+  // who stops finds them there, and so does this one.
+  settled,
+  text: async (page, id) => {
+    await settled(page);
+    return (await page.textContent(`[data-testid="${id}"]`)).trim();
+  },
   log: (...a) => console.log('   ', ...a),
   outDir: OUT,
 };

@@ -103,6 +103,26 @@ async function measure(page, expect) {
   const cold = all.slice(0, 2);
   const perJump = all.slice(2);
 
+  // The blocks under the timeline, out of sight, follow a move once the
+  // view stands still (web/src/components/held_out_of_sight.rs): after
+  // one more jump and its frame, the main thread's work while they catch
+  // up, apart from the jump's.
+  const settle = await traced(page, async () => {
+    const r = document.querySelector('[data-testid="scrubber"]');
+    const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+    r.value = String(Math.floor(Number(r.max) / 3));
+    r.dispatchEvent(new Event('input', { bubbles: true }));
+    await frame();
+    console.timeStamp('settle');
+    const held = document.querySelector('[data-held="1"]') !== null;
+    await new Promise((res) => setTimeout(res, 400));
+    await frame();
+    console.timeStamp('end');
+    return { held, after: document.querySelector('[data-held="1"]') !== null };
+  });
+  expect(!settle.result.after, 'the blocks out of sight caught up once the view stood still');
+  const catchUp = workBetweenMarks(settle.events, 'settle');
+
   // Play for two seconds: frame intervals, and the work in each frame.
   const play = await traced(page, async () => {
     const r = document.querySelector('[data-testid="scrubber"]');
@@ -140,6 +160,9 @@ async function measure(page, expect) {
       jump_work_ms: { median: r1(q(perJump, 0.5)), p95: r1(q(perJump, 0.95)), max: r1(Math.max(...perJump)) },
       jumps_over_16ms: perJump.filter((v) => v > 16).length,
       cold_jumps_ms: cold.map(r1),
+      // After a jump, once the view stood still: the blocks out of sight
+      // catching up (null when none was held).
+      catch_up_ms: settle.result.held ? r1(catchUp[0]) : null,
       play_fps: r1(play.result.intervals.length / 2),
       play_frame_interval_ms: { median: r1(q(play.result.intervals, 0.5)), p95: r1(q(play.result.intervals, 0.95)) },
       play_frame_work_ms: { median: r1(q(perFrame, 0.5)), p95: r1(q(perFrame, 0.95)), max: r1(Math.max(...perFrame)) },

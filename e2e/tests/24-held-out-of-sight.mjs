@@ -1,7 +1,8 @@
-// While play runs, the panels under the timeline that are out of sight
-// stay at the step they show (web/src/components/held_out_of_sight.rs):
-// in sight they follow every frame, out of sight they wait, and they catch
-// up when they come into sight or play stops. A jump always reaches them.
+// While the view moves (play, or jumps in a row), the panels under the
+// timeline that are out of sight stay at the step they show
+// (web/src/components/held_out_of_sight.rs): in sight they follow every
+// frame, out of sight they wait, and they catch up when they come into
+// sight or once the view stands still (SETTLE_MS, 120 ms).
 export async function run({ newPage, expect, expectEq }) {
   const page = await newPage();
   const read = () => page.evaluate(() => ({
@@ -13,7 +14,8 @@ export async function run({ newPage, expect, expectEq }) {
     tick(n);
   }), n);
 
-  // A jump reaches the counters though they are below the fold.
+  // A jump leaves the counters below the fold as they were for a frame
+  // or two, and reaches them once the view stands still.
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.evaluate(() => {
     const r = document.querySelector('[data-testid="scrubber"]');
@@ -24,19 +26,40 @@ export async function run({ newPage, expect, expectEq }) {
   let s = await read();
   expect(await page.evaluate(() => document.querySelector('[data-testid="step"]').getBoundingClientRect().top > innerHeight),
     'the counters start out of sight');
-  expectEq(s.counters, 1234, 'a jump reaches the counters out of sight');
+  expect(s.counters !== 1234 && s.scrubber === 1234, `right after a jump the counters out of sight wait (${JSON.stringify(s)})`);
+  expect(await page.evaluate(() => document.querySelector('[data-held="1"]') !== null), 'a held block says so');
+  await page.waitForTimeout(400);
+  s = await read();
+  expectEq(s.counters, 1234, 'the view standing still, a jump reaches the counters out of sight');
+  expect(await page.evaluate(() => document.querySelector('[data-held="1"]') === null), 'no block is held once the view stands still');
+
+  // Jumps in a row, as a drag of the scrubber makes them: the counters
+  // wait until the last.
+  await page.evaluate(async () => {
+    const r = document.querySelector('[data-testid="scrubber"]');
+    for (let k = 1; k <= 10; k++) {
+      r.value = String(1234 + 100 * k);
+      r.dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((res) => setTimeout(res, 40));
+    }
+  });
+  s = await read();
+  expectEq(s.counters, 1234, 'during a drag the counters out of sight wait');
+  await page.waitForTimeout(400);
+  s = await read();
+  expectEq(s.counters, 2234, 'after the drag they show its last step');
 
   // Playing with the counters out of sight: the strips move on, the counters wait.
   await page.keyboard.press(' ');
   await frames(20);
   s = await read();
-  expect(s.scrubber > 1234 && s.counters === 1234, `out of sight the counters wait while playing (${JSON.stringify(s)})`);
+  expect(s.scrubber > 2234 && s.counters === 2234, `out of sight the counters wait while playing (${JSON.stringify(s)})`);
 
   // In sight, they follow the scrubber frame by frame.
   await page.evaluate(() => document.querySelector('[data-testid="step"]').scrollIntoView({ block: 'center' }));
   await frames(4);
   s = await read();
-  expect(s.counters > 1234, `in sight the counters caught up (${JSON.stringify(s)})`);
+  expect(s.counters > 2234, `in sight the counters caught up (${JSON.stringify(s)})`);
   expectEq(s.counters, s.scrubber, 'in sight the counters show the strips\' step while playing');
 
   // Out of sight again, then paused: they catch up with the pause.
@@ -45,7 +68,7 @@ export async function run({ newPage, expect, expectEq }) {
   s = await read();
   expect(s.counters < s.scrubber, `out of sight again they wait (${JSON.stringify(s)})`);
   await page.keyboard.press(' ');
-  await frames(2);
+  await page.waitForTimeout(400);
   s = await read();
   expectEq(s.counters, s.scrubber, 'paused, the counters show the step');
   await page.context().close();

