@@ -2,7 +2,8 @@
 //! page's address and history, the play loop, the keyboard, a dropped
 //! recording or probe report, a recording in the page's link, the event
 //! check of a recording, the placing of a seed preset's story, the
-//! rehearsal of a jump after load; and whether an element is in sight.
+//! rehearsal of a jump after load; whether an element is in sight, and a
+//! value once it has stood still.
 
 mod use_build;
 mod use_file_drop;
@@ -13,6 +14,7 @@ mod use_play;
 mod use_real_check;
 mod use_recording_link;
 mod use_seed_story;
+mod use_still;
 mod use_warm_up;
 
 pub use use_build::use_build;
@@ -24,6 +26,7 @@ pub use use_play::use_play;
 pub use use_real_check::use_real_check;
 pub use use_recording_link::use_recording_link;
 pub use use_seed_story::use_seed_story;
+pub use use_still::use_still;
 pub use use_warm_up::use_warm_up;
 
 /// Resolves at the browser's next animation frame.

@@ -10,14 +10,10 @@
 //! a find in the page reads is the step on screen whenever the view
 //! stands still. A new view (other timelines) always reaches it at once.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use crate::context::{use_moment, use_setup, Moment};
-use crate::hooks::use_in_sight;
+use crate::hooks::{use_in_sight, use_still};
 use crate::state::{Built, Kept};
 
 /// How long the view stands still before a block out of sight catches
@@ -46,37 +42,18 @@ pub fn HeldOutOfSight(props: &Props) -> Html {
     let built = use_setup().built;
     let node = use_node_ref();
     let in_sight = use_in_sight(&node, "0px");
-    let shown: Rc<RefCell<Shown>> = use_mut_ref(|| (built.clone(), moment.clone()));
-    // Set by the timer once the view stood still; read on the render it
-    // asks for.
-    let settled = use_mut_ref(|| false);
-    let timer = use_mut_ref(|| None::<Timeout>);
-    let redraw = use_force_update();
-    // A render after the timer fired takes its word, once.
-    let due = std::mem::take(&mut *settled.borrow_mut());
-    let (same_view, current) = {
-        let s = shown.borrow();
-        (s.0 == built, s.1 == moment)
-    };
-    if !current || !same_view {
-        if in_sight || !same_view || due {
-            *shown.borrow_mut() = (built, moment.clone());
-            *timer.borrow_mut() = None;
-        } else {
-            // Each move starts the wait again (dropping a timer cancels it).
-            let settled = settled.clone();
-            *timer.borrow_mut() = Some(Timeout::new(SETTLE_MS, move || {
-                *settled.borrow_mut() = true;
-                redraw.force_update();
-            }));
-        }
+    let still = use_still(&moment, SETTLE_MS);
+    let shown = use_mut_ref::<Shown, _>(|| (built.clone(), moment.clone()));
+    let same_view = shown.borrow().0 == built;
+    if in_sight || !same_view || still == moment {
+        *shown.borrow_mut() = (built, moment.clone());
     }
-    let shown_moment: Moment = shown.borrow().1.clone();
+    let shown: Moment = shown.borrow().1.clone();
     // For tests and curious readers: the block shows another step.
-    let held = shown_moment != moment;
+    let held = shown != moment;
     html! {
         <div ref={node} class={classes!("held", props.class.clone())} data-testid={props.testid.clone()} data-held={held.then_some("1")}>
-            <ContextProvider<Moment> context={shown_moment}>
+            <ContextProvider<Moment> context={shown}>
                 { props.children.clone() }
             </ContextProvider<Moment>>
         </div>

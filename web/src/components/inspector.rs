@@ -12,6 +12,7 @@ use yew::prelude::*;
 
 use crate::components::file_strip::Side;
 use crate::context::{use_handles, use_moment, use_setup, use_ui};
+use crate::hooks::use_still;
 
 /// How long the view must stand still before the folio's origin is
 /// looked up.
@@ -60,17 +61,15 @@ pub fn Inspector(props: &InspectorProps) -> Html {
     // step of a jump or of playing.
     let key: Option<OriginKey> =
         folio_index.map(|i| (side, i, step, moment.cursor.as_ref().map(|c| c.applied)));
+    let still = use_still(&key, ORIGIN_DELAY_MS);
     {
         let found = found.clone();
         let timeline = built.map(|b| b.sides[side.index()].timeline.clone());
-        use_effect_with(key, move |key| {
-            let timer = key.zip(timeline).map(|(key, timeline)| {
-                gloo::timers::callback::Timeout::new(ORIGIN_DELAY_MS, move || {
-                    let text = origin(&timeline, &overlay, key.2, key.1);
-                    found.set(Some((key, text)));
-                })
-            });
-            move || drop(timer)
+        use_effect_with(still, move |still| {
+            if let Some((key, timeline)) = still.zip(timeline) {
+                let text = origin(&timeline, &overlay, key.2, key.1);
+                found.set(Some((key, text)));
+            }
         });
     }
     match (&*found, key) {
