@@ -332,6 +332,19 @@ impl LockstepRun {
         }
     }
 
+    /// Up to `steps` more accesses.
+    fn advance(&mut self, steps: u64) {
+        match self {
+            LockstepRun::Build(b) => {
+                b.advance(steps);
+            }
+            LockstepRun::Replay(s) => {
+                let to = s.step_count().saturating_add(steps).min(s.len());
+                s.run_to(to, &mut NoEvents);
+            }
+        }
+    }
+
     /// One access; false when the run was over.
     fn step(&mut self) -> bool {
         match self {
@@ -391,7 +404,18 @@ impl Lockstep {
     /// run is over. Call it until it returns true, then
     /// [`Lockstep::finish`].
     pub fn advance(&mut self, steps: u64) -> bool {
-        for _ in 0..steps {
+        if self.compared() {
+            // Nothing left to compare: each run goes on by itself, its
+            // state staying in the caches for the whole block.
+            for r in &mut self.runs {
+                r.advance(steps);
+            }
+            return self.runs.iter().all(|r| r.done() >= r.len());
+        }
+        for k in 0..steps {
+            if self.compared() {
+                return self.advance(steps - k);
+            }
             let mut any = false;
             for r in &mut self.runs {
                 any |= r.step();
@@ -405,6 +429,12 @@ impl Lockstep {
             }
         }
         self.runs.iter().all(|r| r.done() >= r.len())
+    }
+
+    /// Whether every comparison is over: each run parted from the first,
+    /// or the shortest run ended.
+    fn compared(&self) -> bool {
+        self.step >= self.common || self.first_diff.iter().all(Option::is_some)
     }
 
     /// Notes the runs whose state now differs from the first's.
