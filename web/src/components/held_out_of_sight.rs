@@ -12,9 +12,8 @@
 
 use yew::prelude::*;
 
-use crate::context::{use_moment, use_setup, Moment};
+use crate::context::{use_moment, use_setup, Moment, Setup};
 use crate::hooks::{use_in_sight, use_still};
-use crate::state::{Built, Kept};
 
 /// How long the view stands still before a block out of sight catches
 /// up: longer than a frame or two between the jumps of a drag, short
@@ -31,31 +30,38 @@ pub struct Props {
     pub children: Html,
 }
 
-/// What a block shows: the view's timelines and the moment it passes on.
-type Shown = (Option<Kept<Built>>, Moment);
-
-/// Its children read the [`Moment`] it provides: the app's, or while
-/// held, the one it last passed on.
+/// Its children read the [`Setup`] and [`Moment`] it provides: the
+/// app's, or while held, the ones it last passed on. It holds a view
+/// being built too: out of sight, the blocks show their places until the
+/// view has stood still, so the first view on screen is drawn sooner.
+/// From one built view to another it follows at once, as the seekers
+/// serve one view at a time.
 #[component]
 pub fn HeldOutOfSight(props: &Props) -> Html {
     let moment = use_moment();
-    let built = use_setup().built;
+    let setup = use_setup();
     let node = use_node_ref();
     let in_sight = use_in_sight(&node, "0px");
-    let still = use_still(&moment, SETTLE_MS);
-    let shown = use_mut_ref::<Shown, _>(|| (built.clone(), moment.clone()));
-    let same_view = shown.borrow().0 == built;
-    if in_sight || !same_view || still == moment {
-        *shown.borrow_mut() = (built, moment.clone());
+    let now = (setup.built.clone(), moment.clone());
+    let still = use_still(&now, SETTLE_MS);
+    let shown = use_mut_ref(|| (setup.clone(), moment.clone()));
+    let other_view = {
+        let s = shown.borrow();
+        s.0.built.is_some() && s.0.built != setup.built
+    };
+    if in_sight || other_view || still == now {
+        *shown.borrow_mut() = (setup.clone(), moment.clone());
     }
-    let shown: Moment = shown.borrow().1.clone();
+    let (shown_setup, shown_moment) = shown.borrow().clone();
     // For tests and curious readers: the block shows another step.
-    let held = shown != moment;
+    let held = shown_moment != moment || shown_setup.built != setup.built;
     html! {
         <div ref={node} class={classes!("held", props.class.clone())} data-testid={props.testid.clone()} data-held={held.then_some("1")}>
-            <ContextProvider<Moment> context={shown}>
-                { props.children.clone() }
-            </ContextProvider<Moment>>
+            <ContextProvider<Setup> context={shown_setup}>
+                <ContextProvider<Moment> context={shown_moment}>
+                    { props.children.clone() }
+                </ContextProvider<Moment>>
+            </ContextProvider<Setup>>
         </div>
     }
 }
