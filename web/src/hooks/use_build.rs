@@ -1,7 +1,7 @@
-//! Builds the view's timelines outside the reducer: after the first paint,
-//! in slices of accesses of at most a few milliseconds, each a task of its
-//! own, so that the page stays responsive and shows how far the build has
-//! come, all kernels side by side in the core's `Lockstep`, which finds
+//! Builds the view's timelines outside the reducer: a few milliseconds
+//! before the first paint, then in slices of accesses of at most a few
+//! milliseconds, each a task of its own, so that the page stays
+//! responsive and shows how far the build has come, all kernels side by side in the core's `Lockstep`, which finds
 //! where each compared kernel parts from the first on the way. A timeline
 //! is built once per scenario and kernel: those of the view before are
 //! kept until the next view is built, so adding or dropping a compared
@@ -22,6 +22,11 @@ use crate::state::{Action, Built, BuiltSide, Kept, Progress, CHECKPOINT_BUDGET};
 const SLICE: u64 = 1024;
 /// Milliseconds of building per task: the longest the page waits on it.
 const FRAME_WORK_MS: f64 = 12.0;
+/// Milliseconds of building before the first paint: enough that the
+/// browser starts optimising the model's hot functions on another core
+/// while it paints, so that the rest of the build runs in optimised code
+/// sooner.
+const FIRST_WORK_MS: f64 = 4.0;
 
 /// Timelines and first differences built before, by scenario (with its
 /// kernel).
@@ -89,12 +94,6 @@ async fn build(
     still_wanted: impl Fn() -> bool,
     dispatch: Dispatch,
 ) {
-    // After the first paint: a frame for it, and the one it is painted in.
-    next_frame().await;
-    next_frame().await;
-    if !still_wanted() {
-        return;
-    }
     let scenarios: Vec<Scenario> = std::iter::once(scenario.clone())
         .chain(compare.iter().map(|k| Scenario {
             kernel: k.clone(),
@@ -134,10 +133,12 @@ async fn build(
                 .collect(),
             CHECKPOINT_BUDGET,
         );
+        let mut first = true;
         loop {
             let t0 = now_ms();
+            let budget = if first { FIRST_WORK_MS } else { FRAME_WORK_MS };
             let mut done = false;
-            while !done && now_ms() - t0 < FRAME_WORK_MS {
+            while !done && now_ms() - t0 < budget {
                 done = lockstep.advance(SLICE);
             }
             if done {
@@ -147,10 +148,18 @@ async fn build(
                 done: lockstep.done(),
                 of: lockstep.len(),
             }));
-            // A task's break rather than a frame's: the browser paints the
-            // progress when a frame is due, and the build goes on at once
-            // instead of idling out the rest of each frame.
-            next_task().await;
+            if first {
+                // Then the first paint: a frame for it, and the one it is
+                // painted in.
+                first = false;
+                next_frame().await;
+                next_frame().await;
+            } else {
+                // A task's break rather than a frame's: the browser paints
+                // the progress when a frame is due, and the build goes on
+                // at once instead of idling out the rest of each frame.
+                next_task().await;
+            }
             if !still_wanted() {
                 return;
             }
