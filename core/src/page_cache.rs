@@ -359,7 +359,8 @@ impl AddressSpace {
                 }
             }
             Visit::Entry(index, _order, Entry::Pointer(p)) => f(Folio::decode(index, p)),
-            Visit::Entry(..) => {}
+            // A leaf walk hands over no twig.
+            Visit::Entry(..) | Visit::Twig(..) => {}
         });
     }
 
@@ -398,7 +399,7 @@ impl AddressSpace {
                 }
             }
             Visit::Entry(index, _order, Entry::Pointer(p)) => f(Folio::decode(index, p), 1),
-            Visit::Entry(..) => {}
+            Visit::Entry(..) | Visit::Twig(..) => {}
         });
     }
 

@@ -15,7 +15,7 @@ use crate::changed::ChangedPages;
 use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
 use crate::summary::FolioRun;
-use crate::xarray::{decode_slot, Entry, LeafStamp, Visit, XA_CHUNK_SIZE};
+use crate::xarray::{decode_slot, Entry, NodeStamp, Visit, XArray, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
 
 /// Folio orders a [`Bin`] tells apart; larger ones count as the largest.
 pub const ORDERS: usize = 14;
@@ -273,31 +273,91 @@ fn bump(v: &mut u32, n: u32, add: bool) {
     }
 }
 
-/// What each leaf of one run's xarray adds to a bin that holds it whole,
-/// by the leaf's stamp (its place in the node arena and the version of
-/// its slots, which every slot write bumps). Display code that bins the
-/// same run again and again (a timeline's seeker) reads an unchanged
-/// leaf's counts from here, instead of its 64 slots: zoomed out over a
-/// large file, most of the time of binning went into loading those slots.
+/// What the nodes of one run's xarray add to the bins, by their stamps
+/// (a node's place in the arena and the version of its slots, which every
+/// slot write bumps, and a leaf's write its parent's too). Display code
+/// that bins the same run again and again (a timeline's seeker) reads an
+/// unchanged node's counts from here instead of its slots: zoomed out over
+/// a large file, most of the time of binning went into loading them, and
+/// then into walking the 65,536 leaves of a cached 16 GiB file.
 #[derive(Clone, Debug, Default)]
 pub struct LeafBins {
-    /// By node id: the version the counts were made at, plus one (0 for
-    /// none), and the counts.
-    leaves: Vec<(u64, Bin)>,
+    leaves: LeafCounts,
+    twigs: TwigCounts,
+}
+
+/// What each leaf adds to a bin that holds it whole, whatever the span.
+#[derive(Clone, Debug, Default)]
+struct LeafCounts {
+    /// By node id.
+    by_id: Vec<LeafCount>,
     /// A scan of one bin, reused to count a leaf.
     alone: Option<Scan>,
 }
 
-impl LeafBins {
-    /// The counts of the leaf stamped `stamp`, from `base`, with `slots`:
-    /// kept, or counted and kept.
-    fn counts(&mut self, (id, version): LeafStamp, base: u64, slots: &[u64; XA_CHUNK_SIZE]) -> Bin {
-        let i = id as usize;
-        if i >= self.leaves.len() {
-            self.leaves.resize(i + 1, (0, Bin::default()));
+/// A leaf's page and folio counts (a [`Bin`]'s but its mapped pages),
+/// each at most its 64 slots, in bytes: a large file has tens of
+/// thousands of leaves, and the walk that reads them waits on memory.
+#[derive(Clone, Copy, Debug, Default)]
+struct LeafCount {
+    /// The leaf's version the counts were made at, plus one (0: none).
+    version: u64,
+    by_order: [u8; ORDERS],
+    resident: u8,
+    locked: u8,
+    not_uptodate: u8,
+    readahead: u8,
+    heads: u8,
+    shadows: u8,
+}
+
+impl LeafCount {
+    fn of(version: u64, b: &Bin) -> Self {
+        let byte = |v: u32| {
+            debug_assert!(v <= XA_CHUNK_SIZE as u32);
+            v as u8
+        };
+        LeafCount {
+            version: version + 1,
+            by_order: b.by_order.map(byte),
+            resident: byte(b.resident),
+            locked: byte(b.locked),
+            not_uptodate: byte(b.not_uptodate),
+            readahead: byte(b.readahead),
+            heads: byte(b.heads),
+            shadows: byte(b.shadows),
         }
-        let e = &mut self.leaves[i];
-        if e.0 != version + 1 {
+    }
+
+    fn add_to(&self, b: &mut Bin) {
+        for (a, &c) in b.by_order.iter_mut().zip(&self.by_order) {
+            *a += c as u32;
+        }
+        b.resident += self.resident as u32;
+        b.locked += self.locked as u32;
+        b.not_uptodate += self.not_uptodate as u32;
+        b.readahead += self.readahead as u32;
+        b.heads += self.heads as u32;
+        b.shadows += self.shadows as u32;
+    }
+}
+
+impl LeafCounts {
+    /// Adds to `bin` the counts of the leaf stamped `stamp`, from `base`,
+    /// with `slots`: kept, or counted and kept.
+    fn add(
+        &mut self,
+        (id, version): NodeStamp,
+        base: u64,
+        slots: &[u64; XA_CHUNK_SIZE],
+        bin: &mut Bin,
+    ) {
+        let i = id as usize;
+        if i >= self.by_id.len() {
+            self.by_id.resize(i + 1, LeafCount::default());
+        }
+        let e = &mut self.by_id[i];
+        if e.version != version + 1 {
             let span = Span {
                 first: base,
                 end: base + XA_CHUNK_SIZE as u64,
@@ -306,9 +366,96 @@ impl LeafBins {
             let alone = self.alone.get_or_insert_with(|| Scan::new(span));
             alone.restart(span);
             alone.add_slots(base, slots, true);
-            *e = (version + 1, alone.binner.bins[0]);
+            *e = LeafCount::of(version, &alone.binner.bins[0]);
         }
-        e.1
+        e.add_to(bin);
+    }
+}
+
+/// The pages under a node one level above the leaves: 4096.
+const TWIG_PAGES: u64 = 1 << (2 * XA_CHUNK_SHIFT);
+
+/// A twig's counts are kept only while a bin holds at least this many
+/// pages: zoomed in further, it spreads over more bins than it is worth
+/// keeping, and the span holds few twigs anyway.
+const TWIG_MIN_PAGES_PER_BIN: u64 = 256;
+
+/// What each node one level above the leaves (a twig) adds to the bins
+/// of one span, the bins it overlaps; forgotten when the span changes.
+#[derive(Clone, Debug, Default)]
+struct TwigCounts {
+    span: Option<Span>,
+    /// By node id: where its counts are in `twigs`, plus one (0 for none).
+    index: Vec<u32>,
+    twigs: Vec<TwigBins>,
+    /// A scan of the span, all zero between uses, to count a twig in.
+    scratch: Option<Scan>,
+}
+
+#[derive(Clone, Debug)]
+struct TwigBins {
+    /// The twig's version the counts were made at.
+    version: u64,
+    /// The first bin the twig overlaps, and its counts there and on.
+    first: u32,
+    bins: Vec<Bin>,
+}
+
+impl TwigCounts {
+    /// The counts of the twig stamped `stamp` at `base`, in the span's
+    /// bins from the first it overlaps: kept, or counted (with the kept
+    /// counts of its leaves) and kept.
+    fn counts(
+        &mut self,
+        xa: &XArray,
+        span: Span,
+        base: u64,
+        (id, version): NodeStamp,
+        leaves: &mut LeafCounts,
+    ) -> &TwigBins {
+        if self.span != Some(span) {
+            self.span = Some(span);
+            self.index.clear();
+            self.twigs.clear();
+            self.scratch = None;
+        }
+        let i = id as usize;
+        if i >= self.index.len() {
+            self.index.resize(i + 1, 0);
+        }
+        if self.index[i] == 0 {
+            self.twigs.push(TwigBins {
+                version: u64::MAX,
+                first: 0,
+                bins: Vec::new(),
+            });
+            self.index[i] = self.twigs.len() as u32;
+        }
+        let t = &mut self.twigs[self.index[i] as usize - 1];
+        if t.version != version {
+            let scratch = self.scratch.get_or_insert_with(|| Scan::new(span));
+            scratch.place(base);
+            let first = scratch.x as usize;
+            let last = base + TWIG_PAGES - 1;
+            xa.for_each_leaf_in(base, last, |v| match v {
+                Visit::Entry(start, _, Entry::Pointer(p)) => scratch.add(Folio::decode(start, p)),
+                Visit::Entry(start, order, Entry::Value(_)) => {
+                    scratch.binner.shadow(start, start + (1u64 << order), true)
+                }
+                Visit::Leaf(b, slots, stamp) => scratch.add_leaf(b, slots, stamp, Some(leaves)),
+                // A leaf walk hands over no twig.
+                Visit::Entry(..) | Visit::Twig(..) => {}
+            });
+            // The twig lies inside the span: the walk that met it was.
+            let end = span.bin_of(last).map_or(first, |x| x as usize) + 1;
+            let counted = &mut scratch.binner.bins[first..end];
+            t.version = version;
+            t.first = first as u32;
+            t.bins.clear();
+            t.bins.extend_from_slice(counted);
+            counted.fill(Bin::default());
+        }
+        t
     }
 }
 
@@ -363,6 +510,16 @@ impl Scan {
         }
     }
 
+    /// Puts the cursor on the bin that page `s` starts in, wherever it was.
+    fn place(&mut self, s: u64) {
+        let span = self.binner.span;
+        self.x = span.bin_of(s).unwrap_or(0);
+        let r = span.bin_pages(self.x);
+        self.lo = r.start;
+        self.hi = r.end;
+        self.next = span.page_at(self.x + 1);
+    }
+
     /// Whether pages `[s, e)` all fall in the cursor's bin alone.
     fn in_one_bin(&self, s: u64, e: u64) -> bool {
         e <= self.hi && s >= self.lo && self.next >= e
@@ -391,19 +548,30 @@ impl Scan {
         &mut self,
         base: u64,
         slots: &[u64; XA_CHUNK_SIZE],
-        stamp: LeafStamp,
-        kept: Option<&mut LeafBins>,
+        stamp: NodeStamp,
+        kept: Option<&mut LeafCounts>,
     ) {
         let span = self.binner.span;
         let (s, e) = (base.max(span.first), (base + 64).min(span.end));
         self.seek(s);
         let one = self.in_one_bin(s, e);
         if let (true, Some(kept)) = (one, kept) {
-            let counts = kept.counts(stamp, base, slots);
-            self.binner.bins[self.x as usize].add_counts(&counts);
+            kept.add(stamp, base, slots, &mut self.binner.bins[self.x as usize]);
             return;
         }
         self.add_slots(base, slots, one);
+    }
+
+    /// A twig wholly inside the span, from `base`, by its stamp: its
+    /// counts, kept in `kept` or counted there, added to the bins it
+    /// overlaps.
+    fn add_twig(&mut self, xa: &XArray, base: u64, stamp: NodeStamp, kept: &mut LeafBins) {
+        let span = self.binner.span;
+        let t = kept.twigs.counts(xa, span, base, stamp, &mut kept.leaves);
+        let bins = &mut self.binner.bins[t.first as usize..];
+        for (b, c) in bins.iter_mut().zip(&t.bins) {
+            b.add_counts(c);
+        }
     }
 
     /// Counts a leaf's slots; `one`: the leaf lies in the cursor's bin.
@@ -625,12 +793,15 @@ impl Machine {
         mut kept: Option<&mut LeafBins>,
     ) -> Binner {
         let mut scan = Scan::new(span);
+        let xa = &self.cache.xa;
+        // Whole twigs, kept, when a bin holds enough pages for that to pay.
+        let twigs = kept.is_some() && span.pages() / span.bins as u64 >= TWIG_MIN_PAGES_PER_BIN;
         // An entry that reaches over the gap between two runs is met by
         // both runs' walks; it counts once, where the first met it.
         let mut counted_to = 0u64;
         for &(x0, x1) in runs {
             let (first, end) = (span.page_at(x0), span.bin_pages(x1 - 1).end);
-            self.cache.xa.for_each_leaf_in(first, end - 1, |v| match v {
+            let visit = |v: Visit| match v {
                 Visit::Entry(start, order, e) => {
                     if start < counted_to {
                         return;
@@ -644,9 +815,25 @@ impl Machine {
                 }
                 Visit::Leaf(base, slots, stamp) => {
                     counted_to = base + XA_CHUNK_SIZE as u64;
-                    scan.add_leaf(base, slots, stamp, kept.as_deref_mut())
+                    scan.add_leaf(
+                        base,
+                        slots,
+                        stamp,
+                        kept.as_deref_mut().map(|k| &mut k.leaves),
+                    )
                 }
-            });
+                Visit::Twig(base, stamp) => {
+                    counted_to = base + TWIG_PAGES;
+                    if let Some(k) = kept.as_deref_mut() {
+                        scan.add_twig(xa, base, stamp, k)
+                    }
+                }
+            };
+            if twigs {
+                xa.for_each_twig_in(first, end - 1, visit);
+            } else {
+                xa.for_each_leaf_in(first, end - 1, visit);
+            }
             for x in x0..x1 {
                 let r = span.bin_pages(x);
                 let (pte, pmd) = self.count_mapped_everywhere(r.start, r.end);
@@ -754,7 +941,8 @@ impl Machine {
         let from = first & !((1u64 << (ORDERS - 1)) - 1);
         self.cache.xa.for_each_leaf_in(from, end - 1, |v| match v {
             Visit::Entry(start, _order, Entry::Pointer(p)) => push(Folio::decode(start, p)),
-            Visit::Entry(..) => {}
+            // A leaf walk hands over no twig.
+            Visit::Entry(..) | Visit::Twig(..) => {}
             Visit::Leaf(base, slots, _) => {
                 for (k, &raw) in slots.iter().enumerate() {
                     if let Entry::Pointer(p) = decode_slot(raw) {

@@ -66,19 +66,33 @@ pub fn pointer_payload(slot: u64) -> u64 {
 
 use node::{decode, encode, is_node, is_sibling, is_value, node_of, sibling_of, Node, NIL};
 
-/// A leaf's place in the node arena and how many times the slots there
-/// were written: along one run, the same stamp means the same slots.
-pub type LeafStamp = (NodeId, u64);
+/// A node's place in the arena and how many times the slots there (and
+/// under it, for a node over leaves) were written: along one run, the
+/// same stamp means the same slots.
+pub type NodeStamp = (NodeId, u64);
 
-/// What [`XArray::for_each_leaf_in`] visits.
+/// What [`XArray::for_each_leaf_in`] and [`XArray::for_each_twig_in`]
+/// visit.
 #[derive(Clone, Copy, Debug)]
 pub enum Visit<'a> {
+    /// A node one level above the leaves (shift 6, 4096 indices) wholly
+    /// inside the range, from its first index, with its stamp; its
+    /// entries are not visited.
+    Twig(u64, NodeStamp),
     /// A leaf node wholly inside the range: its first index and raw slots
     /// (decode them with [`decode_slot`]; sibling slots follow their entry),
-    /// and its place in the arena and version ([`LeafStamp`]).
-    Leaf(u64, &'a [u64; XA_CHUNK_SIZE], LeafStamp),
-    /// An entry outside such a leaf: first index, order, entry.
+    /// and its place in the arena and version ([`NodeStamp`]).
+    Leaf(u64, &'a [u64; XA_CHUNK_SIZE], NodeStamp),
+    /// An entry outside such a node: first index, order, entry.
     Entry(u64, u8, Entry),
+}
+
+/// How coarsely a range walk hands over what it meets.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Grain {
+    Entries,
+    Leaves,
+    Twigs,
 }
 
 /// One slot's content, decoded.
@@ -537,7 +551,8 @@ impl XArray {
     /// pointer entry covers `index`.
     pub fn peek_modify_pointer(&mut self, index: u64, f: impl FnOnce(u64) -> u64) -> Option<u64> {
         if let Some(h) = self.leaf_hint(index) {
-            let n = &mut self.nodes[h.id as usize];
+            let id = h.id;
+            let n = &mut self.nodes[id as usize];
             let mut off = (index & node::XA_CHUNK_MASK) as usize;
             if is_sibling(n.slots[off]) {
                 off = sibling_of(n.slots[off]);
@@ -548,6 +563,7 @@ impl XArray {
             let new = f(p);
             n.slots[off] = encode(Entry::Pointer(new));
             n.version += 1;
+            self.count_leaf_write(id);
             return Some(new);
         }
         let head = self.head;
@@ -585,6 +601,7 @@ impl XArray {
             let n = &mut self.nodes[id as usize];
             n.slots[off] = encode(Entry::Pointer(new));
             n.version += 1;
+            self.count_leaf_write(id);
             return Some(new);
         }
     }
@@ -820,7 +837,7 @@ impl XArray {
     /// Every present entry overlapping `[first, last]`, in index order.
     /// Not counted; for display.
     pub fn for_each_entry_in(&self, first: u64, last: u64, mut f: impl FnMut(u64, u8, Entry)) {
-        self.walk(first, last, false, &mut |v| {
+        self.walk(first, last, Grain::Entries, &mut |v| {
             if let Visit::Entry(i, o, e) = v {
                 f(i, o, e)
             }
@@ -832,12 +849,20 @@ impl XArray {
     /// code drawing hundreds of thousands of order-0 folios scans them in a
     /// tight loop. Uncounted.
     pub fn for_each_leaf_in(&self, first: u64, last: u64, mut f: impl FnMut(Visit)) {
-        self.walk(first, last, true, &mut f);
+        self.walk(first, last, Grain::Leaves, &mut f);
     }
 
-    /// The range walk under both: entries in index order, and with
-    /// `leaves`, whole leaves inside the range as raw slots.
-    fn walk(&self, first: u64, last: u64, leaves: bool, f: &mut impl FnMut(Visit)) {
+    /// Like [`XArray::for_each_leaf_in`], but hands each node one level
+    /// above the leaves that lies wholly inside `[first, last]` over by
+    /// its stamp alone, for display code that keeps what it counted
+    /// there. Uncounted.
+    pub fn for_each_twig_in(&self, first: u64, last: u64, mut f: impl FnMut(Visit)) {
+        self.walk(first, last, Grain::Twigs, &mut f);
+    }
+
+    /// The range walk under all three: entries in index order, and at a
+    /// coarser `grain`, whole nodes inside the range.
+    fn walk(&self, first: u64, last: u64, grain: Grain, f: &mut impl FnMut(Visit)) {
         let head = self.head;
         if head == 0 || first > last {
             return;
@@ -848,21 +873,32 @@ impl XArray {
             }
             return;
         }
-        self.walk_node(node_of(head), 0, first, last, leaves, f);
+        let root = node_of(head);
+        let shift = self.nodes[root as usize].shift;
+        self.walk_node((root, shift, 0), first, last, grain, f);
     }
 
+    /// Walks node `id` at `shift` from index `base`. The caller passes the
+    /// shift, which it knows from the parent's, so that a leaf whose counts
+    /// display code keeps is not read beyond its version.
     fn walk_node(
         &self,
-        id: NodeId,
-        base: u64,
+        (id, shift, base): (NodeId, u8, u64),
         first: u64,
         last: u64,
-        leaves: bool,
+        grain: Grain,
         f: &mut impl FnMut(Visit),
     ) {
-        let n = &self.nodes[id as usize];
-        if leaves && n.shift == 0 && base >= first && base + XA_CHUNK_MASK_U64 <= last {
+        let whole = |s: u8| base >= first && base + node_span_mask(s) <= last;
+        if grain != Grain::Entries && shift == 0 && whole(0) {
+            let n = &self.nodes[id as usize];
             f(Visit::Leaf(base, &n.slots, (id, n.version)));
+            return;
+        }
+        let n = &self.nodes[id as usize];
+        debug_assert_eq!(n.shift, shift);
+        if grain == Grain::Twigs && shift == XA_CHUNK_SHIFT && whole(XA_CHUNK_SHIFT) {
+            f(Visit::Twig(base, (id, n.version)));
             return;
         }
         let span = |k: usize| base.saturating_add((k as u64) << n.shift);
@@ -889,7 +925,8 @@ impl XArray {
             }
             let slot = n.slots[off];
             if is_node(slot) {
-                self.walk_node(node_of(slot), start, first, last, leaves, f);
+                let child = (node_of(slot), n.shift - XA_CHUNK_SHIFT, start);
+                self.walk_node(child, first, last, grain, f);
                 off += 1;
             } else if slot != 0 && !is_sibling(slot) {
                 let mut sibs = 0;
@@ -1073,6 +1110,26 @@ impl XArray {
             p.full |= bit;
         } else {
             p.full &= !bit;
+        }
+    }
+
+    /// Writes slot `off` of node `id` ([`Node::set_slot`]), counting a
+    /// leaf's write in its parent's version too; returns the node.
+    fn write_slot(&mut self, id: NodeId, off: usize, slot: u64, present: bool) -> &mut Node {
+        self.nodes[id as usize].set_slot(off, slot, present);
+        self.count_leaf_write(id);
+        &mut self.nodes[id as usize]
+    }
+
+    /// A write to the slots of leaf `id` bumps its parent's version as
+    /// well, so that the version of a node whose children are leaves names
+    /// their slots with its own: display code keeps what it counted under
+    /// such a node (`view::LeafBins`) without visiting its 64 leaves.
+    fn count_leaf_write(&mut self, id: NodeId) {
+        let n = &self.nodes[id as usize];
+        if n.shift == 0 && n.parent != NIL {
+            let parent = n.parent;
+            self.nodes[parent as usize].version += 1;
         }
     }
 

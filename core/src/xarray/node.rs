@@ -116,9 +116,11 @@ pub struct Node {
     pub marks: [u64; XA_MAX_MARKS],
     pub slots: [u64; XA_CHUNK_SIZE],
     /// This model's own: how many times the slots of the node at this
-    /// place in the arena were written, across frees and reuses. Along
-    /// one deterministic run, a node's place and version name its slots'
-    /// contents, which lets display code keep what it read from a leaf.
+    /// place in the arena were written, across frees and reuses, counting
+    /// the writes to its children's slots when they are leaves
+    /// (`XArray::count_leaf_write`). Along one deterministic run, a leaf's
+    /// place and version name its slots' contents, and a node over leaves
+    /// names theirs too, which lets display code keep what it read there.
     pub version: u64,
 }
 

@@ -865,8 +865,7 @@ impl XaState {
             if node == NIL {
                 xa.set_head(entry);
             } else {
-                xa.node_mut(node)
-                    .set_slot(offset, encode(entry), !entry.is_empty() && !value);
+                xa.write_slot(node, offset, encode(entry), !entry.is_empty() && !value);
             }
             if let Entry::Node(child) = next {
                 if node == NIL || xa.node(node).shift != 0 {
@@ -924,8 +923,7 @@ impl XaState {
         if self.shift != 0 || self.sibs != 0 || n.shift != 0 || n.slots[off] != 0 {
             return None;
         }
-        let n = xa.node_mut(id);
-        n.set_slot(off, encode(entry), !value);
+        let n = xa.write_slot(id, off, encode(entry), !value);
         n.count += 1;
         n.nr_values += value as u8;
         // The slot was empty, so the leaf was not full: the parent's

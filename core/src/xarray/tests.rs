@@ -513,7 +513,7 @@ fn present_run_counts_the_visits_of_page_by_page_loads() {
 mod prop {
     use super::*;
     use proptest::prelude::*;
-    use std::collections::BTreeMap;
+    use std::collections::{BTreeMap, HashMap};
 
     #[derive(Clone, Debug)]
     enum Op {
@@ -528,6 +528,8 @@ mod prop {
         Fill(u64),
         SetMark(u64, u8),
         ClearMark(u64, u8),
+        /// A new payload for the pointer covering the index, in place.
+        Modify(u64, u64),
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -542,6 +544,7 @@ mod prop {
             1 => (0u64..80).prop_map(|l| Op::Fill(l * 64)),
             1 => (0u64..5000, 0u8..3).prop_map(|(i, m)| Op::SetMark(i, m)),
             1 => (0u64..5000, 0u8..3).prop_map(|(i, m)| Op::ClearMark(i, m)),
+            1 => (0u64..5000, 1u64..1000).prop_map(|(i, p)| Op::Modify(i, p)),
         ]
     }
 
@@ -559,6 +562,8 @@ mod prop {
         fn xarray_matches_a_btreemap(ops in proptest::collection::vec(op(), 1..120)) {
             let mut xa = XArray::new();
             let mut model: Model = BTreeMap::new();
+            // What each stamp a walk handed over stood for when first met.
+            let mut stamped: HashMap<NodeStamp, Vec<(u64, u8, Entry)>> = HashMap::new();
             for op in ops {
                 match op {
                     Op::Store { index, order, value, payload } => {
@@ -603,8 +608,34 @@ mod prop {
                             model.insert(s, (o, e, marks & !(1 << m)));
                         }
                     }
+                    Op::Modify(i, p) => {
+                        let new = xa.peek_modify_pointer(i, |_| p);
+                        match covering(&model, i) {
+                            Some((s, o, Entry::Pointer(_), marks)) => {
+                                prop_assert_eq!(new, Some(p));
+                                model.insert(s, (o, Entry::Pointer(p), marks));
+                            }
+                            _ => prop_assert_eq!(new, None),
+                        }
+                    }
                 }
                 xa.check().map_err(|e| TestCaseError::fail(e.to_string()))?;
+                // Along one run, a twig's or a leaf's stamp names the
+                // entries under it: met again, it stands for the same ones.
+                let mut nodes: Vec<(u64, u64, NodeStamp)> = Vec::new();
+                let mut visit = |v: Visit| match v {
+                    Visit::Twig(base, stamp) => nodes.push((base, 4096, stamp)),
+                    Visit::Leaf(base, _, stamp) => nodes.push((base, 64, stamp)),
+                    Visit::Entry(..) => {}
+                };
+                xa.for_each_twig_in(0, u64::MAX, &mut visit);
+                xa.for_each_leaf_in(0, u64::MAX, &mut visit);
+                for (base, pages, stamp) in nodes {
+                    let mut under = Vec::new();
+                    xa.for_each_entry_in(base, base + pages - 1, |i, o, e| under.push((i, o, e)));
+                    let first = stamped.entry(stamp).or_insert_with(|| under.clone());
+                    prop_assert_eq!(&*first, &under, "stamp {:?} at {}", stamp, base);
+                }
             }
             // Every entry, in order, with its order.
             let mut seen = Vec::new();
@@ -686,6 +717,8 @@ mod prop {
                             visited.push((base + k as u64, (sibs + 1).trailing_zeros() as u8, e));
                         }
                     }
+                    // A leaf walk hands over no twig; one would fail the comparison.
+                    super::Visit::Twig(..) => visited.push((u64::MAX, 0, Entry::Empty)),
                 });
                 prop_assert_eq!(&visited, &walked, "range {}..={}", first, last);
                 // And the walk meets only entries that overlap the range.
