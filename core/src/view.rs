@@ -438,13 +438,10 @@ impl TwigCounts {
             let first = scratch.x as usize;
             let last = base + TWIG_PAGES - 1;
             xa.for_each_leaf_in(base, last, |v| match v {
-                Visit::Entry(start, _, Entry::Pointer(p)) => scratch.add(Folio::decode(start, p)),
-                Visit::Entry(start, order, Entry::Value(_)) => {
-                    scratch.binner.shadow(start, start + (1u64 << order), true)
-                }
+                Visit::Entry(start, order, e) => scratch.add_entry(start, order, e),
                 Visit::Leaf(b, slots, stamp) => scratch.add_leaf(b, slots, stamp, Some(leaves)),
                 // A leaf walk hands over no twig.
-                Visit::Entry(..) | Visit::Twig(..) => {}
+                Visit::Twig(..) => {}
             });
             // The twig lies inside the span: the walk that met it was.
             let end = span.bin_of(last).map_or(first, |x| x as usize) + 1;
@@ -537,6 +534,16 @@ impl Scan {
             b.heads += (f.index >= span.first) as u32;
         } else {
             self.binner.folio(&f, true);
+        }
+    }
+
+    /// An entry the walk met outside a whole leaf: a folio, or a shadow's
+    /// pages.
+    fn add_entry(&mut self, start: u64, order: u8, e: Entry) {
+        match e {
+            Entry::Pointer(p) => self.add(Folio::decode(start, p)),
+            Entry::Value(_) => self.binner.shadow(start, start + (1u64 << order), true),
+            _ => {}
         }
     }
 
@@ -807,11 +814,7 @@ impl Machine {
                         return;
                     }
                     counted_to = start + (1u64 << order);
-                    match e {
-                        Entry::Pointer(p) => scan.add(Folio::decode(start, p)),
-                        Entry::Value(_) => scan.binner.shadow(start, counted_to, true),
-                        _ => {}
-                    }
+                    scan.add_entry(start, order, e);
                 }
                 Visit::Leaf(base, slots, stamp) => {
                     counted_to = base + XA_CHUNK_SIZE as u64;

@@ -1,8 +1,9 @@
 //! Builds the view's timelines outside the reducer: a few milliseconds
 //! before the first paint, then in slices of accesses of at most a few
 //! milliseconds, each a task of its own, so that the page stays
-//! responsive and shows how far the build has come, all kernels side by side in the core's `Lockstep`, which finds
-//! where each compared kernel parts from the first on the way. A timeline
+//! responsive and shows how far the build has come, all kernels side by
+//! side in the core's `Lockstep`, which finds where each compared kernel
+//! parts from the first on the way. A timeline
 //! is built once per scenario and kernel: those of the view before are
 //! kept until the next view is built, so adding or dropping a compared
 //! kernel builds only what is new.
