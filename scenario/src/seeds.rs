@@ -460,7 +460,7 @@ fn seed004_rows() -> Vec<Row> {
             let thp = if huge { "on" } else { "off" };
             rows.push(Row {
                 seed: Seed::S004,
-                id: format!("seed004-thp{thp}-{}-{id}", bs_name.to_lowercase()),
+                id: format!("seed004-thp{thp}-{}-{id}", bs_name.to_ascii_lowercase()),
                 title: format!("THP {thp}: {bs_name} + {title}"),
                 scenario: Scenario {
                     pattern: Pattern::Read { bs },

@@ -449,11 +449,12 @@ fn differences(b: &Summary, a: &Summary) -> String {
     }
 }
 
-/// A title as the start of a sentence.
+/// A title as the start of a sentence. Titles are ASCII; `to_uppercase`
+/// would bring Unicode's case tables into the app's wasm.
 fn sentence(title: &str) -> String {
     let mut c = title.chars();
     c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
+        .map(|f| std::iter::once(f.to_ascii_uppercase()).chain(c).collect())
         .unwrap_or_default()
 }
 
