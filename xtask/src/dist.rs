@@ -16,9 +16,10 @@ use crate::tools::{setup_build, trunk_cmd};
 /// the app measures with a little room, so that growth has to be paid
 /// for: 424.4 KB before the embed, phone and accessibility work and the
 /// stories for talks, 443.3 KB after; 449.0 KB, then 434.6 KB once the
-/// scenario crate was built for size (2026-12-02). Issue 12's goal is
-/// 300 KB.
-pub const GZIP_BUDGET: u64 = 440 * 1024;
+/// scenario crate was built for size (2026-12-02); 422.4 KB once case
+/// folding was ASCII only (Unicode's case tables out). Issue 12's goal
+/// is 300 KB.
+pub const GZIP_BUDGET: u64 = 430 * 1024;
 
 pub fn dist() -> Result<PathBuf> {
     setup_build()?;
