@@ -89,7 +89,9 @@ pub fn EventLog(props: &LogProps) -> Html {
                     return Some((l, None));
                 }
                 let t = event_line(&l.event);
-                t.to_ascii_lowercase().contains(&text).then_some((l, Some(t)))
+                t.to_ascii_lowercase()
+                    .contains(&text)
+                    .then_some((l, Some(t)))
             })
             .take(SHOWN)
             .collect()
