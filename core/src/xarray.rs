@@ -918,6 +918,30 @@ impl XArray {
         while off > 0 && is_sibling(n.slots[off]) {
             off -= 1;
         }
+        // Children handed over whole by their stamp (leaves, or twigs at
+        // the twig grain): read all their versions first, in a loop of
+        // independent loads. A walk over a large file waits on memory for
+        // each child; this lets those waits overlap instead of queueing
+        // one behind the other's handling.
+        let child_shift = n.shift.wrapping_sub(XA_CHUNK_SHIFT);
+        let by_stamp = match grain {
+            Grain::Entries => false,
+            Grain::Leaves => child_shift == 0,
+            Grain::Twigs => child_shift == 0 || child_shift == XA_CHUNK_SHIFT,
+        };
+        let whole_child =
+            |start: u64| start >= first && start + node_span_mask(child_shift) <= last;
+        let mut versions = [0u64; XA_CHUNK_SIZE];
+        if by_stamp {
+            let mut kids = n.children;
+            while kids != 0 {
+                let k = kids.trailing_zeros() as usize;
+                kids &= kids - 1;
+                if whole_child(span(k)) {
+                    versions[k] = self.nodes[node_of(n.slots[k]) as usize].version;
+                }
+            }
+        }
         while off < XA_CHUNK_SIZE {
             let start = span(off);
             if start > last {
@@ -925,8 +949,20 @@ impl XArray {
             }
             let slot = n.slots[off];
             if is_node(slot) {
-                let child = (node_of(slot), n.shift - XA_CHUNK_SHIFT, start);
-                self.walk_node(child, first, last, grain, f);
+                let id = node_of(slot);
+                if by_stamp && whole_child(start) {
+                    let child = &self.nodes[id as usize];
+                    debug_assert_eq!(child.version, versions[off]);
+                    debug_assert_eq!(child.shift, child_shift);
+                    let stamp = (id, versions[off]);
+                    f(if child_shift == 0 {
+                        Visit::Leaf(start, &child.slots, stamp)
+                    } else {
+                        Visit::Twig(start, stamp)
+                    });
+                } else {
+                    self.walk_node((id, child_shift, start), first, last, grain, f);
+                }
                 off += 1;
             } else if slot != 0 && !is_sibling(slot) {
                 let mut sibs = 0;
