@@ -95,6 +95,19 @@ enum Grain {
     Twigs,
 }
 
+impl Grain {
+    /// Whether a walk at this grain hands a node at `shift` that lies
+    /// wholly inside its range over by its stamp instead of walking it:
+    /// leaves at the leaf grain, leaves and twigs at the twig grain.
+    fn by_stamp(self, shift: u8) -> bool {
+        match self {
+            Grain::Entries => false,
+            Grain::Leaves => shift == 0,
+            Grain::Twigs => shift == 0 || shift == XA_CHUNK_SHIFT,
+        }
+    }
+}
+
 /// One slot's content, decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Entry {
@@ -874,33 +887,40 @@ impl XArray {
             return;
         }
         let root = node_of(head);
-        let shift = self.nodes[root as usize].shift;
-        self.walk_node((root, shift, 0), first, last, grain, f);
+        let n = &self.nodes[root as usize];
+        if grain.by_stamp(n.shift) && first == 0 && node_span_mask(n.shift) <= last {
+            self.hand_over(root, n.shift, 0, n.version, f);
+        } else {
+            self.walk_node(root, 0, first, last, grain, f);
+        }
     }
 
-    /// Walks node `id` at `shift` from index `base`. The caller passes the
-    /// shift, which it knows from the parent's, so that a leaf whose counts
-    /// display code keeps is not read beyond its version.
+    /// Hands node `id` (at `shift`, from index `base`) over by its stamp,
+    /// with `version`, which the caller read: a leaf with its slots, a
+    /// twig alone.
+    fn hand_over(&self, id: NodeId, shift: u8, base: u64, version: u64, f: &mut impl FnMut(Visit)) {
+        let n = &self.nodes[id as usize];
+        debug_assert_eq!((n.shift, n.version), (shift, version));
+        f(if shift == 0 {
+            Visit::Leaf(base, &n.slots, (id, version))
+        } else {
+            Visit::Twig(base, (id, version))
+        });
+    }
+
+    /// Walks node `id` from index `base`: its children wholly inside the
+    /// range that the grain hands over by stamp go over whole, the others
+    /// are walked into.
     fn walk_node(
         &self,
-        (id, shift, base): (NodeId, u8, u64),
+        id: NodeId,
+        base: u64,
         first: u64,
         last: u64,
         grain: Grain,
         f: &mut impl FnMut(Visit),
     ) {
-        let whole = |s: u8| base >= first && base + node_span_mask(s) <= last;
-        if grain != Grain::Entries && shift == 0 && whole(0) {
-            let n = &self.nodes[id as usize];
-            f(Visit::Leaf(base, &n.slots, (id, n.version)));
-            return;
-        }
         let n = &self.nodes[id as usize];
-        debug_assert_eq!(n.shift, shift);
-        if grain == Grain::Twigs && shift == XA_CHUNK_SHIFT && whole(XA_CHUNK_SHIFT) {
-            f(Visit::Twig(base, (id, n.version)));
-            return;
-        }
         let span = |k: usize| base.saturating_add((k as u64) << n.shift);
         let lo = if first <= base {
             0
@@ -924,11 +944,7 @@ impl XArray {
         // each child; this lets those waits overlap instead of queueing
         // one behind the other's handling.
         let child_shift = n.shift.wrapping_sub(XA_CHUNK_SHIFT);
-        let by_stamp = match grain {
-            Grain::Entries => false,
-            Grain::Leaves => child_shift == 0,
-            Grain::Twigs => child_shift == 0 || child_shift == XA_CHUNK_SHIFT,
-        };
+        let by_stamp = grain.by_stamp(child_shift);
         let whole_child =
             |start: u64| start >= first && start + node_span_mask(child_shift) <= last;
         let mut versions = [0u64; XA_CHUNK_SIZE];
@@ -951,17 +967,9 @@ impl XArray {
             if is_node(slot) {
                 let id = node_of(slot);
                 if by_stamp && whole_child(start) {
-                    let child = &self.nodes[id as usize];
-                    debug_assert_eq!(child.version, versions[off]);
-                    debug_assert_eq!(child.shift, child_shift);
-                    let stamp = (id, versions[off]);
-                    f(if child_shift == 0 {
-                        Visit::Leaf(start, &child.slots, stamp)
-                    } else {
-                        Visit::Twig(start, stamp)
-                    });
+                    self.hand_over(id, child_shift, start, versions[off], f);
                 } else {
-                    self.walk_node((id, child_shift, start), first, last, grain, f);
+                    self.walk_node(id, start, first, last, grain, f);
                 }
                 off += 1;
             } else if slot != 0 && !is_sibling(slot) {
