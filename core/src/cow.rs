@@ -208,6 +208,15 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         // Items past the frozen length go; a chunk they shortened was
         // written or is not the origin's, so it is copied below.
         let mut have = self.items.len().min(n);
+        // The vector grows chunk by chunk below: room for all of them at
+        // once, and an eighth more for the items the run adds after, so
+        // that neither the thaw nor the replay that follows it reallocates
+        // and copies what is there (a seeker's first move to the end of a
+        // large run thaws every node into an empty vector).
+        let room = n + n / 8;
+        if self.items.capacity() < room {
+            self.items.reserve_exact(room - self.items.len());
+        }
         let mut copied = 0;
         for (g, seg) in frozen.segments.iter().enumerate() {
             let clean_word = self.dirty.get(g).copied().unwrap_or(u64::MAX);
@@ -420,6 +429,24 @@ mod tests {
         // A copy frozen elsewhere holds equal chunks, not the same ones.
         let other = TrackedVec::<u64, 4>::filled(0, 1200).freeze();
         assert_eq!(seeker.thaw_into(&other), 300);
+    }
+
+    #[test]
+    fn a_thaw_into_an_empty_vector_leaves_room_to_grow_without_copying() {
+        // 1024 items: a vector grown by doubling would be full.
+        let frozen = TrackedVec::<u32, 4>::filled(0, 1024).freeze();
+        let mut seeker = TrackedVec::default();
+        seeker.thaw_into(&frozen);
+        let at = seeker.items.as_ptr();
+        for i in 0..128 {
+            seeker.push(i);
+        }
+        assert_eq!(seeker.len(), 1152);
+        assert_eq!(
+            seeker.items.as_ptr(),
+            at,
+            "an eighth more items fit where the thaw put them"
+        );
     }
 
     #[test]
