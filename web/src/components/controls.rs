@@ -7,7 +7,7 @@ use folioscope_scenario::describe;
 use folioscope_scenario::link::Mode;
 use yew::prelude::*;
 
-use crate::components::svg_paths::SvgPaths;
+use crate::components::svg_paths::{push_fixed, SvgPaths};
 use crate::context::{use_handles, use_moment, use_setup, use_ui};
 use crate::state::Action;
 
@@ -146,12 +146,15 @@ fn Scrubber(props: &ScrubberProps) -> Html {
             for (i, &v) in density.iter().enumerate().filter(|(_, &v)| v > 0) {
                 // A log scale, so a few events still show next to many.
                 let h = ((v as f64).ln_1p() / max.ln_1p() * 18.0).max(1.0);
-                bars.push_str(&format!(
-                    "M{:.2} 20h{w:.2}v{:.2}h{:.2}z",
-                    i as f64 / n * 1000.0,
-                    -h,
-                    -w
-                ));
+                bars.push('M');
+                push_fixed(&mut bars, i as f64 / n * 1000.0, 2);
+                bars.push_str(" 20h");
+                push_fixed(&mut bars, w, 2);
+                bars.push('v');
+                push_fixed(&mut bars, -h, 2);
+                bars.push('h');
+                push_fixed(&mut bars, -w, 2);
+                bars.push('z');
             }
             // Read from the timeline's runs: a slice of every mark would
             // cost 8 bytes each (32 MiB for a walk that faults on every
@@ -159,7 +162,9 @@ fn Scrubber(props: &ScrubberProps) -> Html {
             let stride = (t.mark_count(mark) / 2000).max(1) as usize;
             let mut ticks = String::new();
             for s in t.mark_steps(mark).step_by(stride) {
-                ticks.push_str(&format!("M{:.2} 20V26", s as f64 / len as f64 * 1000.0));
+                ticks.push('M');
+                push_fixed(&mut ticks, s as f64 / len as f64 * 1000.0, 2);
+                ticks.push_str(" 20V26");
             }
             vec![
                 (AttrValue::from(bars), "density"),

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use folioscope_core::{Sample, Timeline, MMAP_LOTSAMISS};
 use yew::prelude::*;
 
-use crate::components::svg_paths::{Paths, SvgPaths};
+use crate::components::svg_paths::{push_fixed, Paths, SvgPaths};
 use crate::context::{use_moment, use_setup};
 
 const W: f64 = 320.0;
@@ -31,11 +31,15 @@ fn fmt(v: f64) -> String {
 }
 
 fn path(samples: &[Sample], len: f64, ymax: f64, value: &dyn Fn(&Sample) -> f64) -> String {
-    let mut d = String::new();
+    let mut d = String::with_capacity(samples.len() * 13);
     for (i, s) in samples.iter().enumerate() {
         let x = LEFT + s.step as f64 / len * (W - LEFT - RIGHT);
         let y = H - BOTTOM - value(s) / ymax * (H - BOTTOM - TOP);
-        d.push_str(&format!("{}{x:.1},{y:.1} ", if i == 0 { "M" } else { "L" }));
+        d.push(if i == 0 { 'M' } else { 'L' });
+        push_fixed(&mut d, x, 1);
+        d.push(',');
+        push_fixed(&mut d, y, 1);
+        d.push(' ');
     }
     d
 }
