@@ -43,7 +43,10 @@ use crate::cow::{Frozen, TrackedVec};
 /// node instead of four let the timeline keep a checkpoint every 512
 /// accesses instead of 2048 within the same budget, and the app's cold
 /// jumps there went from about 24 to 16 ms; the default preset's
-/// checkpoints went from 2.7 to 1.7 MB a kernel.
+/// checkpoints went from 2.7 to 1.7 MB a kernel. The price is in the
+/// build: the more checkpoints, the more freezes, and freezing a written
+/// segment touches the count of each chunk it shares (see `cow.rs`); the
+/// 16 GiB link's build took about a fifth longer in the browser.
 const NODE_CHUNK: usize = 1;
 
 /// The nodes of an array, frozen for a checkpoint.
