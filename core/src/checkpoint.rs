@@ -1,13 +1,12 @@
 //! A machine kept for the timeline: everything but the xarray's nodes and
 //! the PTE bits as a plain clone, and those two frozen in chunks shared
-//! with the previous checkpoint (see [`crate::cow`]). Not a kernel
-//! structure.
+//! with the previous checkpoint, kept in the timeline's [`Stores`] (see
+//! [`crate::cow`]). Not a kernel structure.
 
-use std::collections::HashSet;
-
+use crate::cow::Store;
 use crate::machine::Machine;
-use crate::mapping::FrozenPte;
-use crate::xarray::FrozenNodes;
+use crate::mapping::{FrozenPte, PtePool};
+use crate::xarray::{FrozenNodes, NodePool};
 
 #[derive(Debug)]
 pub struct Checkpoint {
@@ -17,12 +16,38 @@ pub struct Checkpoint {
     pte: FrozenPte,
 }
 
+/// Where one timeline's checkpoints keep their nodes and PTE bits.
+#[derive(Debug, Default)]
+pub struct Stores {
+    nodes: NodePool,
+    pte: PtePool,
+}
+
+impl Stores {
+    /// Frees the chunks that neither `kept` nor `live`'s next freeze
+    /// needs: call it after dropping checkpoints.
+    pub fn sweep(&mut self, kept: &[std::rc::Rc<Checkpoint>], live: &Machine) {
+        self.nodes.sweep(
+            kept.iter()
+                .map(|c| &c.nodes)
+                .chain(live.cache.xa.nodes_origin()),
+        );
+        self.pte
+            .sweep(kept.iter().map(|c| &c.pte).chain(live.mm.pte_origin()));
+    }
+
+    /// Bytes of the chunks and segments the checkpoints hold.
+    pub fn bytes(&self) -> usize {
+        Store::bytes(&self.nodes) + Store::bytes(&self.pte)
+    }
+}
+
 impl Checkpoint {
-    /// Freezes `m`, sharing what did not change since its last
-    /// checkpoint was taken or restored.
-    pub fn take(m: &mut Machine) -> Checkpoint {
-        let nodes = m.cache.xa.freeze_nodes();
-        let pte = m.mm.freeze_pte();
+    /// Freezes `m` into `stores`, sharing what did not change since its
+    /// last checkpoint was taken or restored.
+    pub fn take(m: &mut Machine, stores: &mut Stores) -> Checkpoint {
+        let nodes = m.cache.xa.freeze_nodes(&mut stores.nodes);
+        let pte = m.mm.freeze_pte(&mut stores.pte);
         let (live_nodes, live_pte) = (m.cache.xa.take_nodes(), m.mm.take_pte());
         let shell = m.clone();
         m.cache.xa.put_nodes(live_nodes);
@@ -30,23 +55,23 @@ impl Checkpoint {
         Checkpoint { shell, nodes, pte }
     }
 
-    /// The machine as it was taken.
-    pub fn restore(&self) -> Machine {
+    /// The machine as it was taken, from the stores it was taken into.
+    pub fn restore(&self, stores: &Stores) -> Machine {
         let mut m = self.shell.clone();
-        m.cache.xa.thaw_nodes(&self.nodes);
-        m.mm.thaw_pte(&self.pte);
+        m.cache.xa.thaw_nodes(&self.nodes, &stores.nodes);
+        m.mm.thaw_pte(&self.pte, &stores.pte);
         m
     }
 
     /// Makes `m` the machine as it was taken, reusing the memory of its
     /// nodes and PTE bits, the bulk of a large page cache.
-    pub fn restore_into(&self, m: &mut Machine) {
+    pub fn restore_into(&self, m: &mut Machine, stores: &Stores) {
         let (nodes, pte) = (m.cache.xa.take_nodes(), m.mm.take_pte());
         *m = self.shell.clone();
         m.cache.xa.put_nodes(nodes);
         m.mm.put_pte(pte);
-        m.cache.xa.thaw_nodes(&self.nodes);
-        m.mm.thaw_pte(&self.pte);
+        m.cache.xa.thaw_nodes(&self.nodes, &stores.nodes);
+        m.mm.thaw_pte(&self.pte, &stores.pte);
     }
 
     /// Bytes this checkpoint added beside what it shares.
@@ -54,8 +79,9 @@ impl Checkpoint {
         self.shell.memory_bytes() + self.nodes.new_bytes() + self.pte.new_bytes()
     }
 
-    /// Bytes not yet in `seen` (see [`crate::cow::Frozen::distinct_bytes`]).
-    pub fn distinct_bytes(&self, seen: &mut HashSet<usize>) -> usize {
-        self.shell.memory_bytes() + self.nodes.distinct_bytes(seen) + self.pte.distinct_bytes(seen)
+    /// Bytes of its own, beside the chunks in the stores: the machine's
+    /// clone and the lists of its chunks.
+    pub fn own_bytes(&self) -> usize {
+        self.shell.memory_bytes() + self.nodes.own_bytes() + self.pte.own_bytes()
     }
 }

@@ -5,24 +5,37 @@
 //! The live machine keeps its items in one flat vector, since the model
 //! reads nodes on every lookup and an extra pointer per read cost a tenth
 //! of a walk's time. Each write marks its chunk of `N` items dirty. A
-//! frozen copy is a list of shared chunks: freezing again copies only the
-//! chunks written since the last freeze and shares the rest with it, so a
-//! checkpoint costs what changed in its interval, not the whole page cache.
-//! The list itself is cut into segments of 64 chunks (one word of dirty
-//! bits), and a segment with no chunk written is shared too: otherwise
-//! the list, 16 bytes a chunk, would cost each checkpoint of a 16 GiB file
-//! 66 KB however little changed.
+//! frozen copy is a list of chunks kept in a [`Store`]: freezing again
+//! copies only the chunks written since the last freeze and shares the
+//! rest with it, so a checkpoint costs what changed in its interval, not
+//! the whole page cache. The list itself is cut into segments of 64
+//! chunks (one word of dirty bits), and a segment with no chunk written
+//! is shared too: otherwise the list would cost each checkpoint of a
+//! 16 GiB file a word a node however little changed.
+//!
+//! Chunks and segments are slots of the store, named by number, not
+//! reference-counted allocations: a freeze of a written segment copies
+//! the numbers of its unwritten chunks and touches nothing else. With a
+//! count in each chunk, that freeze incremented 63 counts, each in a
+//! chunk somewhere in memory: in a profile of the 16 GiB link's build,
+//! those increments were most of the freeze's time, and the decrements
+//! when checkpoints were dropped cost about as much again. The owner of
+//! the store (the timeline being built) instead frees what no kept copy
+//! reaches, with [`Store::sweep`], when it drops checkpoints.
 //!
 //! The live vector remembers the frozen copy it was last frozen to or
 //! thawed from, its origin: each chunk not written since equals the
 //! origin's chunk at its place. Freezing shares those chunks, and thawing
-//! a copy that holds the very same chunk (the same allocation) leaves
-//! them as they are. A seeker moving between checkpoints then copies
-//! only the chunks that differ between them, not the whole page cache.
+//! a copy that holds the very same chunk (the same slot of the same
+//! store) leaves them as they are. A seeker moving between checkpoints
+//! then copies only the chunks that differ between them, not the whole
+//! page cache. A slot is reused only after a sweep, and a sweep keeps
+//! every origin it is given, so equal slots mean equal chunks.
 
-use std::collections::HashSet;
+use std::marker::PhantomData;
 use std::ops::{Index, IndexMut};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The live form: a flat vector with one dirty bit per chunk of `N` items.
 #[derive(Clone, Debug)]
@@ -48,18 +61,163 @@ impl<T: Clone, const N: usize> Default for TrackedVec<T, N> {
 /// Chunks per segment of a frozen list: one word of dirty bits.
 const SEGMENT: usize = 64;
 
-/// A segment of a frozen list: up to [`SEGMENT`] shared chunks.
-type Segment<T> = Rc<[Rc<[T]>]>;
-
-/// The frozen form: chunks shared between checkpoints, in segments shared
-/// between checkpoints too.
-#[derive(Clone, Debug)]
+/// The frozen form: the numbers of its segments in a [`Store`], each
+/// segment the numbers of up to [`SEGMENT`] chunks there.
+#[derive(Debug)]
 pub struct Frozen<T: Clone, const N: usize> {
-    segments: Vec<Segment<T>>,
+    /// The store's identity: slots of another store are other chunks.
+    store: u32,
+    segments: Rc<[u32]>,
     len: usize,
     /// Bytes of the chunks and segments this freeze made, and of its
     /// segment list.
     new_bytes: usize,
+    items: PhantomData<fn() -> T>,
+}
+
+impl<T: Clone, const N: usize> Clone for Frozen<T, N> {
+    fn clone(&self) -> Self {
+        Frozen {
+            store: self.store,
+            segments: self.segments.clone(),
+            len: self.len,
+            new_bytes: self.new_bytes,
+            items: PhantomData,
+        }
+    }
+}
+
+/// Slots of `N` items, in blocks that never move: a block is allocated
+/// full size and only ever filled, so a chunk's memory stays where it
+/// was written, and a large store never copies itself to grow.
+#[derive(Debug)]
+struct Slots<T: Clone, const N: usize> {
+    blocks: Vec<Vec<T>>,
+    /// Slots freed by a sweep, reused before new ones.
+    free: Vec<u32>,
+    /// Slots made, free or not.
+    made: usize,
+}
+
+impl<T: Clone, const N: usize> Slots<T, N> {
+    /// Slots per block: about 64 KiB of items.
+    const PER_BLOCK: usize = {
+        let bytes = N * std::mem::size_of::<T>();
+        if bytes == 0 || bytes >= 1 << 16 {
+            1
+        } else {
+            (1 << 16) / bytes
+        }
+    };
+
+    fn new() -> Self {
+        Slots {
+            blocks: Vec::new(),
+            free: Vec::new(),
+            made: 0,
+        }
+    }
+
+    /// A slot holding `items`, at most `N` of them and at least one.
+    fn put(&mut self, items: &[T]) -> u32 {
+        debug_assert!(!items.is_empty() && items.len() <= N);
+        if let Some(s) = self.free.pop() {
+            let at = (s as usize % Self::PER_BLOCK) * N;
+            self.blocks[s as usize / Self::PER_BLOCK][at..at + items.len()].clone_from_slice(items);
+            return s;
+        }
+        if self
+            .blocks
+            .last()
+            .is_none_or(|b| b.len() == Self::PER_BLOCK * N)
+        {
+            self.blocks.push(Vec::with_capacity(Self::PER_BLOCK * N));
+        }
+        let block = self.blocks.last_mut().expect("a block with room");
+        block.extend_from_slice(items);
+        // A short chunk (the last of a vector) still fills its slot, so
+        // that the next slot starts where the arithmetic says.
+        let last = items[items.len() - 1].clone();
+        block.resize(block.len() + N - items.len(), last);
+        self.made += 1;
+        (self.made - 1) as u32
+    }
+
+    /// The first `len` items of slot `s`.
+    #[inline]
+    fn get(&self, s: u32, len: usize) -> &[T] {
+        let at = (s as usize % Self::PER_BLOCK) * N;
+        &self.blocks[s as usize / Self::PER_BLOCK][at..at + len]
+    }
+
+    /// Slots in use.
+    fn used(&self) -> usize {
+        self.made - self.free.len()
+    }
+
+    /// Frees every slot not marked, and not free already.
+    fn free_unmarked(&mut self, mut marked: Vec<bool>) {
+        for &s in &self.free {
+            marked[s as usize] = true;
+        }
+        let newly: Vec<u32> = (0..self.made as u32)
+            .filter(|&s| !marked[s as usize])
+            .collect();
+        self.free.extend(newly);
+    }
+}
+
+/// Where frozen copies keep their chunks and segments. Its owner frees
+/// what it no longer needs with [`Store::sweep`].
+#[derive(Debug)]
+pub struct Store<T: Clone, const N: usize> {
+    id: u32,
+    chunks: Slots<T, N>,
+    segments: Slots<u32, SEGMENT>,
+}
+
+impl<T: Clone, const N: usize> Default for Store<T, N> {
+    fn default() -> Self {
+        static NEXT_ID: AtomicU32 = AtomicU32::new(0);
+        Store {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            chunks: Slots::new(),
+            segments: Slots::new(),
+        }
+    }
+}
+
+impl<T: Clone, const N: usize> Store<T, N> {
+    /// Bytes of one segment's chunk numbers.
+    const SEGMENT_BYTES: usize = SEGMENT * std::mem::size_of::<u32>();
+
+    /// Bytes of the chunks and segments in use.
+    pub fn bytes(&self) -> usize {
+        self.chunks.used() * N * std::mem::size_of::<T>()
+            + self.segments.used() * Self::SEGMENT_BYTES
+    }
+
+    /// Frees the chunks and segments that none of `kept` reaches. Every
+    /// frozen copy still to be thawed or frozen against (a live vector's
+    /// origin too) must be among them: their slots may be reused.
+    pub fn sweep<'a>(&mut self, kept: impl IntoIterator<Item = &'a Frozen<T, N>>)
+    where
+        T: 'a,
+    {
+        let mut segments = vec![false; self.segments.made];
+        let mut chunks = vec![false; self.chunks.made];
+        for f in kept.into_iter().filter(|f| f.store == self.id) {
+            for (g, &s) in f.segments.iter().enumerate() {
+                if !std::mem::replace(&mut segments[s as usize], true) {
+                    for &c in self.segments.get(s, f.segment_chunks(g)) {
+                        chunks[c as usize] = true;
+                    }
+                }
+            }
+        }
+        self.segments.free_unmarked(segments);
+        self.chunks.free_unmarked(chunks);
+    }
 }
 
 impl<T: Clone, const N: usize> TrackedVec<T, N> {
@@ -80,11 +238,17 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
     }
 
     /// Marks every chunk and drops the origin, so the next freeze or
-    /// thaw shares nothing and keeps no old frozen copy alive.
+    /// thaw shares nothing.
     pub fn forget_origin(&mut self) {
         let chunks = self.items.len().div_ceil(N);
         self.dirty = vec![u64::MAX; chunks.div_ceil(64)];
         self.origin = None;
+    }
+
+    /// The frozen copy of the last freeze or thaw, which a sweep of its
+    /// store must keep while this vector may be frozen again.
+    pub fn origin(&self) -> Option<&Frozen<T, N>> {
+        self.origin.as_ref()
     }
 
     /// Marks the chunk of item `i`, which must exist: `push` and `filled`
@@ -126,57 +290,57 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         self.items.capacity() * std::mem::size_of::<T>() + self.dirty.capacity() * 8
     }
 
-    /// A frozen copy. Chunks not written since the origin (the last freeze
-    /// or thaw) are shared with it, and so are segments none of whose
-    /// chunks were written; the others are copied. Clears the marks, and
-    /// the copy becomes the origin.
-    pub fn freeze(&mut self) -> Frozen<T, N> {
-        let prev = self.origin.take();
-        let prev = prev.as_ref();
-        let n = self.items.len().div_ceil(N);
+    /// A frozen copy, kept in `store`. Chunks not written since the
+    /// origin (the last freeze or thaw) are shared with it, and so are
+    /// segments none of whose chunks were written; the others are copied.
+    /// Clears the marks, and the copy becomes the origin.
+    pub fn freeze(&mut self, store: &mut Store<T, N>) -> Frozen<T, N> {
+        let prev = self.origin.take().filter(|o| o.store == store.id);
+        let len = self.items.len();
+        let n = len.div_ceil(N);
         let nsegs = n.div_ceil(SEGMENT);
         let mut segments = Vec::with_capacity(nsegs);
         let (mut copied, mut new_segments) = (0, 0);
         for g in 0..nsegs {
             let chunks = g * SEGMENT..((g + 1) * SEGMENT).min(n);
             let clean = self.dirty.get(g).is_none_or(|&w| w == 0);
-            let prev_seg = prev.and_then(|p| p.segments.get(g));
+            let prev_seg = prev.as_ref().and_then(|p| Some((p, *p.segments.get(g)?)));
             // A segment is shared whole when none of its chunks was written
-            // and it holds as many chunks, the last one as long.
-            let whole = prev_seg.filter(|seg| {
-                clean
-                    && seg.len() == chunks.len()
-                    && seg.last().map(|c| c.len()) == Some(self.chunk_range(chunks.end - 1).len())
-            });
-            if let Some(seg) = whole {
-                segments.push(seg.clone());
-                continue;
-            }
-            let mut seg = Vec::with_capacity(chunks.len());
-            for c in chunks {
-                let range = self.chunk_range(c);
-                let shared = prev_seg
-                    .filter(|_| !self.is_dirty(c))
-                    .and_then(|seg| seg.get(c % SEGMENT))
-                    .filter(|chunk| chunk.len() == range.len());
-                match shared {
-                    Some(chunk) => seg.push(chunk.clone()),
-                    None => {
-                        seg.push(Rc::from(&self.items[range]));
-                        copied += 1;
-                    }
+            // and it covers the same items in both.
+            if let Some((p, s)) = prev_seg {
+                if clean && p.covers_alike(len, chunks.end * N) {
+                    segments.push(s);
+                    continue;
                 }
             }
-            segments.push(Rc::from(seg));
+            let mut ids = [0u32; SEGMENT];
+            let prev_ids = prev_seg.map(|(p, s)| {
+                let k = p.segment_chunks(g);
+                ids[..k].copy_from_slice(store.segments.get(s, k));
+                (p, k)
+            });
+            for c in chunks.clone() {
+                let k = c % SEGMENT;
+                let shared = prev_ids.is_some_and(|(p, have)| {
+                    k < have && !self.is_dirty(c) && p.covers_alike(len, (c + 1) * N)
+                });
+                if !shared {
+                    ids[k] = store.chunks.put(&self.items[self.chunk_range(c)]);
+                    copied += 1;
+                }
+            }
+            segments.push(store.segments.put(&ids[..chunks.len()]));
             new_segments += 1;
         }
         self.dirty.iter_mut().for_each(|w| *w = 0);
         let frozen = Frozen {
+            store: store.id,
             new_bytes: copied * N * std::mem::size_of::<T>()
-                + new_segments * Frozen::<T, N>::segment_bytes()
+                + new_segments * Store::<T, N>::SEGMENT_BYTES
                 + Frozen::<T, N>::list_bytes(nsegs),
-            segments,
-            len: self.items.len(),
+            segments: segments.into(),
+            len,
+            items: PhantomData,
         };
         self.origin = Some(frozen.clone());
         frozen
@@ -189,9 +353,9 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
 
     /// The live form of a frozen copy, whose origin it is.
     #[cfg(test)]
-    pub fn thaw(frozen: &Frozen<T, N>) -> Self {
+    pub fn thaw(frozen: &Frozen<T, N>, store: &Store<T, N>) -> Self {
         let mut v = TrackedVec::default();
-        v.thaw_into(frozen);
+        v.thaw_into(frozen, store);
         v
     }
 
@@ -200,10 +364,12 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
     /// allocating the page cache afresh each time. Chunks not written
     /// since the origin, where `frozen` holds the origin's own chunk, are
     /// left as they are; whole segments so when `frozen` shares the
-    /// origin's segment. The others are copied. `frozen` becomes the
-    /// origin. Returns how many chunks it copied.
-    pub fn thaw_into(&mut self, frozen: &Frozen<T, N>) -> usize {
-        let origin = self.origin.take();
+    /// origin's segment. The others are copied from `store`, which holds
+    /// `frozen`. `frozen` becomes the origin. Returns how many chunks it
+    /// copied.
+    pub fn thaw_into(&mut self, frozen: &Frozen<T, N>, store: &Store<T, N>) -> usize {
+        debug_assert_eq!(frozen.store, store.id, "thawed from its own store");
+        let origin = self.origin.take().filter(|o| o.store == frozen.store);
         let n = frozen.len;
         // Items past the frozen length go; a chunk they shortened was
         // written or is not the origin's, so it is copied below.
@@ -218,35 +384,33 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
             self.items.reserve_exact(room - self.items.len());
         }
         let mut copied = 0;
-        for (g, seg) in frozen.segments.iter().enumerate() {
+        for (g, &seg) in frozen.segments.iter().enumerate() {
             let clean_word = self.dirty.get(g).copied().unwrap_or(u64::MAX);
-            let origin_seg = origin.as_ref().and_then(|o| o.segments.get(g));
-            let seg_end = (g * SEGMENT + seg.len()) * N;
-            if clean_word == 0
-                && seg_end.min(n) <= have
-                && origin_seg.is_some_and(|o| Rc::ptr_eq(o, seg))
-            {
+            let origin_seg = origin.as_ref().and_then(|o| Some((o, *o.segments.get(g)?)));
+            let k_end = frozen.segment_chunks(g);
+            let seg_end = ((g * SEGMENT + k_end) * N).min(n);
+            if clean_word == 0 && seg_end <= have && origin_seg.is_some_and(|(_, s)| s == seg) {
                 continue;
             }
-            for (k, chunk) in seg.iter().enumerate() {
-                let c = g * SEGMENT + k;
-                let start = c * N;
-                let kept = start + chunk.len() <= have
+            let origin_ids = origin_seg.map(|(o, s)| store.segments.get(s, o.segment_chunks(g)));
+            for (k, &chunk) in store.segments.get(seg, k_end).iter().enumerate() {
+                let start = (g * SEGMENT + k) * N;
+                let end = (start + N).min(n);
+                let kept = end <= have
                     && clean_word & (1 << k) == 0
-                    && origin_seg
-                        .and_then(|o| o.get(k))
-                        .is_some_and(|o| Rc::ptr_eq(o, chunk));
+                    && origin_ids.is_some_and(|ids| ids.get(k) == Some(&chunk));
                 if kept {
                     continue;
                 }
                 copied += 1;
-                if start + chunk.len() <= have {
-                    self.items[start..start + chunk.len()].clone_from_slice(chunk);
+                let items = store.chunks.get(chunk, end - start);
+                if end <= have {
+                    self.items[start..end].clone_from_slice(items);
                 } else {
                     // The first chunk past what is kept: from here on the
                     // vector grows chunk by chunk.
                     self.items.truncate(start);
-                    self.items.extend_from_slice(chunk);
+                    self.items.extend_from_slice(items);
                     have = self.items.len();
                 }
             }
@@ -260,14 +424,20 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
 }
 
 impl<T: Clone, const N: usize> Frozen<T, N> {
-    /// Bytes of one segment's list of chunks.
-    fn segment_bytes() -> usize {
-        SEGMENT * std::mem::size_of::<Rc<[T]>>()
-    }
-
     /// Bytes of a list of `segments` segments.
     fn list_bytes(segments: usize) -> usize {
-        segments * std::mem::size_of::<Segment<T>>()
+        segments * std::mem::size_of::<u32>()
+    }
+
+    /// Chunks in segment `g`.
+    fn segment_chunks(&self, g: usize) -> usize {
+        (self.len.div_ceil(N) - g * SEGMENT).min(SEGMENT)
+    }
+
+    /// Whether this copy's items and a vector of `len` items end alike
+    /// before item `end`: both reach it, or both stop at the same place.
+    fn covers_alike(&self, len: usize, end: usize) -> bool {
+        self.len.min(end) == len.min(end)
     }
 
     /// Bytes this freeze added beside the chunks and segments it shared.
@@ -275,23 +445,10 @@ impl<T: Clone, const N: usize> Frozen<T, N> {
         self.new_bytes
     }
 
-    /// Bytes of the chunks and segments not yet in `seen`, which then
-    /// holds them all: the memory of several frozen copies together.
-    pub fn distinct_bytes(&self, seen: &mut HashSet<usize>) -> usize {
-        let mut bytes = Self::list_bytes(self.segments.len());
-        for seg in &self.segments {
-            // A segment seen before brings only chunks seen before.
-            if !seen.insert(Rc::as_ptr(seg) as *const u8 as usize) {
-                continue;
-            }
-            bytes += Self::segment_bytes();
-            let new = seg
-                .iter()
-                .filter(|c| seen.insert(Rc::as_ptr(c) as *const u8 as usize))
-                .count();
-            bytes += new * N * std::mem::size_of::<T>();
-        }
-        bytes
+    /// Bytes of its own: the list of its segments. The chunks and
+    /// segments are counted once for the store ([`Store::bytes`]).
+    pub fn own_bytes(&self) -> usize {
+        Self::list_bytes(self.segments.len())
     }
 }
 
@@ -322,121 +479,177 @@ impl<T: Clone + PartialEq, const N: usize> PartialEq for TrackedVec<T, N> {
 mod tests {
     use super::*;
 
-    /// Bytes of one segment's chunk list, and of one entry of the list of
-    /// segments.
-    const SEG: usize = SEGMENT * 16;
-    const LIST: usize = 16;
+    /// Bytes of one segment's chunk numbers, and of one entry of the list
+    /// of segments.
+    const SEG: usize = SEGMENT * 4;
+    const LIST: usize = 4;
 
     #[test]
     fn a_freeze_shares_what_was_not_written() {
+        let mut store = Store::default();
         let mut v: TrackedVec<u64, 4> = TrackedVec::filled(7, 10);
-        let first = v.freeze();
+        let first = v.freeze(&mut store);
         assert_eq!(
             first.new_bytes(),
             3 * 4 * 8 + SEG + LIST,
             "all three chunks copied"
         );
         v[5] = 1;
-        let second = v.freeze();
+        let second = v.freeze(&mut store);
         assert_eq!(
             second.new_bytes(),
             4 * 8 + SEG + LIST,
             "only the written chunk copied"
         );
-        let third = v.freeze();
+        let third = v.freeze(&mut store);
         assert_eq!(third.new_bytes(), LIST, "nothing written, nothing copied");
-        let mut seen = HashSet::new();
-        let all: usize = [&first, &second, &third]
-            .iter()
-            .map(|f| f.distinct_bytes(&mut seen))
-            .sum();
-        assert_eq!(all, 4 * 4 * 8 + 2 * SEG + 3 * LIST);
+        assert_eq!(store.bytes(), 4 * 4 * 8 + 2 * SEG);
         assert_eq!(
-            TrackedVec::thaw(&first)[5],
+            first.own_bytes() + second.own_bytes() + third.own_bytes(),
+            3 * LIST
+        );
+        assert_eq!(
+            TrackedVec::thaw(&first, &store)[5],
             7,
             "the first copy kept its value"
         );
-        assert_eq!(TrackedVec::thaw(&third)[5], 1);
-        assert!(TrackedVec::thaw(&third) == v);
+        assert_eq!(TrackedVec::thaw(&third, &store)[5], 1);
+        assert!(TrackedVec::thaw(&third, &store) == v);
     }
 
     #[test]
     fn segments_with_nothing_written_are_shared_whole() {
         // 200 chunks of one item: four segments.
+        let mut store = Store::default();
         let mut v: TrackedVec<u8, 1> = TrackedVec::filled(0, 200);
-        let first = v.freeze();
+        let first = v.freeze(&mut store);
         assert_eq!(first.new_bytes(), 200 + 4 * SEG + 4 * LIST);
         v[70] = 1;
-        let second = v.freeze();
+        let second = v.freeze(&mut store);
         assert_eq!(
             second.new_bytes(),
             1 + SEG + 4 * LIST,
             "one chunk and its segment copied"
         );
-        let mut seen = HashSet::new();
-        let both = first.distinct_bytes(&mut seen) + second.distinct_bytes(&mut seen);
-        assert_eq!(both, 201 + 5 * SEG + 8 * LIST);
-        assert_eq!(TrackedVec::thaw(&first)[70], 0);
-        assert!(TrackedVec::thaw(&second) == v);
+        assert_eq!(store.bytes(), 201 + 5 * SEG);
+        assert_eq!(TrackedVec::thaw(&first, &store)[70], 0);
+        assert!(TrackedVec::thaw(&second, &store) == v);
     }
 
     #[test]
     fn pushes_and_thawed_copies_freeze_in_full() {
+        let mut store = Store::default();
         let mut v: TrackedVec<u32, 8> = TrackedVec::default();
         for i in 0..20 {
             v.push(i);
         }
-        let a = v.freeze();
+        let a = v.freeze(&mut store);
         v.push(20);
-        let b = v.freeze();
+        let b = v.freeze(&mut store);
         assert_eq!(b.new_bytes(), 8 * 4 + SEG + LIST, "the last chunk grew");
-        let mut back = TrackedVec::thaw(&b);
+        let mut back = TrackedVec::thaw(&b, &store);
         assert_eq!(
             back.iter().copied().collect::<Vec<_>>(),
             (0..21).collect::<Vec<_>>()
         );
-        let c = back.freeze();
+        let c = back.freeze(&mut store);
         assert_eq!(
             c.new_bytes(),
             LIST,
             "a thawed copy shares what it was given"
         );
         back[0] = 9;
-        assert_eq!(back.freeze().new_bytes(), 8 * 4 + SEG + LIST);
-        assert_eq!(TrackedVec::thaw(&a).len(), 20);
+        assert_eq!(back.freeze(&mut store).new_bytes(), 8 * 4 + SEG + LIST);
+        assert_eq!(TrackedVec::thaw(&a, &store).len(), 20);
     }
 
     #[test]
     fn a_thaw_copies_only_the_chunks_that_differ() {
         // 300 chunks of 4: five segments.
+        let mut store = Store::default();
         let mut v: TrackedVec<u64, 4> = TrackedVec::filled(0, 1200);
-        let a = v.freeze();
+        let a = v.freeze(&mut store);
         v[5] = 1;
         v[900] = 2;
-        let b = v.freeze();
-        let mut seeker = TrackedVec::thaw(&a);
-        assert_eq!(seeker.thaw_into(&b), 2, "a to b: the two chunks written");
+        let b = v.freeze(&mut store);
+        let mut seeker = TrackedVec::thaw(&a, &store);
+        assert_eq!(
+            seeker.thaw_into(&b, &store),
+            2,
+            "a to b: the two chunks written"
+        );
         assert!(seeker == v);
-        assert_eq!(seeker.thaw_into(&b), 0, "b to b: nothing");
+        assert_eq!(seeker.thaw_into(&b, &store), 0, "b to b: nothing");
         seeker[1199] = 3;
         assert_eq!(
-            seeker.thaw_into(&a),
+            seeker.thaw_into(&a, &store),
             3,
             "b to a: those two, and the one written since"
         );
         assert_eq!(seeker.iter().filter(|&&x| x != 0).count(), 0);
-        assert_eq!(seeker.thaw_into(&a), 0);
+        assert_eq!(seeker.thaw_into(&a, &store), 0);
         // A copy frozen elsewhere holds equal chunks, not the same ones.
-        let other = TrackedVec::<u64, 4>::filled(0, 1200).freeze();
-        assert_eq!(seeker.thaw_into(&other), 300);
+        let other = TrackedVec::<u64, 4>::filled(0, 1200).freeze(&mut store);
+        assert_eq!(seeker.thaw_into(&other, &store), 300);
+    }
+
+    #[test]
+    fn the_same_slots_of_another_store_are_other_chunks() {
+        let (mut one, mut two) = (Store::default(), Store::default());
+        let a = TrackedVec::<u64, 4>::filled(1, 8).freeze(&mut one);
+        let mut w = TrackedVec::<u64, 4>::filled(2, 8);
+        let b = w.freeze(&mut two);
+        let mut seeker = TrackedVec::thaw(&a, &one);
+        assert_eq!(seeker.thaw_into(&b, &two), 2, "both chunks copied");
+        assert!(seeker == w);
+        let mut three = Store::default();
+        assert_eq!(
+            seeker.freeze(&mut three).new_bytes(),
+            2 * 4 * 8 + SEG + LIST,
+            "a freeze into a store that is not the origin's shares nothing"
+        );
+    }
+
+    #[test]
+    fn a_sweep_frees_what_no_kept_copy_reaches_and_the_next_freeze_reuses_it() {
+        // Two chunks of 4 in one segment.
+        let mut store = Store::default();
+        let mut v: TrackedVec<u64, 4> = TrackedVec::filled(0, 8);
+        let a = v.freeze(&mut store);
+        v[0] = 1;
+        let b = v.freeze(&mut store);
+        v[0] = 2;
+        let c = v.freeze(&mut store);
+        assert_eq!(store.bytes(), 4 * 32 + 3 * SEG);
+        drop(b);
+        // `c` is also `v`'s origin.
+        store.sweep([&a, &c]);
+        assert_eq!(
+            store.bytes(),
+            3 * 32 + 2 * SEG,
+            "b's own chunk and segment freed"
+        );
+        v[0] = 3;
+        let d = v.freeze(&mut store);
+        assert_eq!(store.bytes(), 4 * 32 + 3 * SEG);
+        assert_eq!(
+            (store.chunks.made, store.segments.made),
+            (4, 3),
+            "d took b's slots"
+        );
+        for (f, x) in [(&a, 0), (&c, 2), (&d, 3)] {
+            let back = TrackedVec::thaw(f, &store);
+            assert_eq!((back[0], back[4], back.len()), (x, 0, 8));
+        }
     }
 
     #[test]
     fn a_thaw_into_an_empty_vector_leaves_room_to_grow_without_copying() {
         // 1024 items: a vector grown by doubling would be full.
-        let frozen = TrackedVec::<u32, 4>::filled(0, 1024).freeze();
+        let mut store = Store::default();
+        let frozen = TrackedVec::<u32, 4>::filled(0, 1024).freeze(&mut store);
         let mut seeker = TrackedVec::default();
-        seeker.thaw_into(&frozen);
+        seeker.thaw_into(&frozen, &store);
         let at = seeker.items.as_ptr();
         for i in 0..128 {
             seeker.push(i);
@@ -451,40 +664,46 @@ mod tests {
 
     #[test]
     fn a_thaw_grows_and_shrinks_to_the_frozen_length() {
+        let mut store = Store::default();
         let mut v: TrackedVec<u32, 4> = TrackedVec::default();
         for i in 0..10 {
             v.push(i);
         }
-        let short = v.freeze();
+        let short = v.freeze(&mut store);
         for i in 10..300 {
             v.push(i);
         }
-        let long = v.freeze();
-        let mut seeker = TrackedVec::thaw(&short);
+        let long = v.freeze(&mut store);
+        let mut seeker = TrackedVec::thaw(&short, &store);
         assert_eq!(
-            seeker.thaw_into(&long),
+            seeker.thaw_into(&long, &store),
             75 - 2,
             "the short copy's two whole chunks kept"
         );
         assert!(seeker == v);
-        assert_eq!(seeker.thaw_into(&short), 1, "only the shortened chunk");
+        assert_eq!(
+            seeker.thaw_into(&short, &store),
+            1,
+            "only the shortened chunk"
+        );
         assert_eq!(
             seeker.iter().copied().collect::<Vec<_>>(),
             (0..10).collect::<Vec<_>>()
         );
         seeker.push(10);
-        assert_eq!(seeker.thaw_into(&long), 75 - 2);
+        assert_eq!(seeker.thaw_into(&long, &store), 75 - 2);
         assert!(seeker == v);
     }
 
     #[cfg(not(target_arch = "wasm32"))]
     proptest::proptest! {
-        /// Whatever was written, pushed, frozen and thawed before, a thaw
-        /// leaves the vector equal to the frozen copy's items.
+        /// Whatever was written, pushed, frozen, thawed and swept before,
+        /// a thaw leaves the vector equal to the frozen copy's items.
         #[test]
         fn a_thaw_restores_the_frozen_items(
-            ops in proptest::collection::vec((0u8..4, 0usize..700, proptest::prelude::any::<u16>()), 1..300)
+            ops in proptest::collection::vec((0u8..5, 0usize..700, proptest::prelude::any::<u16>()), 1..300)
         ) {
+            let mut store = Store::default();
             let mut builder: TrackedVec<u16, 4> = TrackedVec::filled(0, 100);
             let mut frozen: Vec<(Frozen<u16, 4>, Vec<u16>)> = Vec::new();
             let mut seeker: TrackedVec<u16, 4> = TrackedVec::default();
@@ -495,10 +714,10 @@ mod tests {
                         builder[i % len] = x;
                     }
                     1 => builder.push(x),
-                    2 => frozen.push((builder.freeze(), builder.iter().copied().collect())),
-                    _ if !frozen.is_empty() => {
+                    2 => frozen.push((builder.freeze(&mut store), builder.iter().copied().collect())),
+                    3 if !frozen.is_empty() => {
                         let (f, items) = &frozen[i % frozen.len()];
-                        seeker.thaw_into(f);
+                        seeker.thaw_into(f, &store);
                         proptest::prop_assert_eq!(&seeker.iter().copied().collect::<Vec<_>>(), items);
                         if x % 3 == 0 && !items.is_empty() {
                             seeker[x as usize % items.len()] = x;
@@ -507,11 +726,26 @@ mod tests {
                             seeker.push(x);
                         }
                     }
+                    4 => {
+                        // Drop some copies; the two vectors' origins stay.
+                        let mut k = 0;
+                        frozen.retain(|_| {
+                            k += 1;
+                            (x >> (k % 16)) & 1 == 1
+                        });
+                        let kept: Vec<&Frozen<u16, 4>> = frozen
+                            .iter()
+                            .map(|f| &f.0)
+                            .chain(builder.origin())
+                            .chain(seeker.origin())
+                            .collect();
+                        store.sweep(kept);
+                    }
                     _ => {}
                 }
             }
             for (f, items) in &frozen {
-                proptest::prop_assert_eq!(&TrackedVec::thaw(f).iter().copied().collect::<Vec<_>>(), items);
+                proptest::prop_assert_eq!(&TrackedVec::thaw(f, &store).iter().copied().collect::<Vec<_>>(), items);
             }
         }
     }

@@ -891,6 +891,53 @@ fn checkpoints_share_what_did_not_change() {
     );
 }
 
+/// A budget the checkpoints outgrow several times: each time every other
+/// one is dropped and the chunks no kept one reaches are freed for reuse.
+/// The checkpoints left, restored from chunks written over freed ones,
+/// still hold what a straight run holds.
+#[test]
+fn checkpoints_kept_after_their_chunks_were_freed_and_reused_hold_the_run() {
+    let cfg = Config::new(Scenario {
+        file_size: 256 << 20,
+        madvise: Madvise::Random,
+        ..Scenario::default()
+    })
+    .unwrap();
+    let unbounded = Timeline::build(cfg.clone(), usize::MAX);
+    let budget = unbounded.checkpoint_bytes() / 6;
+    let timeline = Timeline::build(cfg.clone(), budget);
+    assert!(
+        timeline.interval() >= unbounded.interval() * 4,
+        "the interval widened at least twice: {} from {}",
+        timeline.interval(),
+        unbounded.interval()
+    );
+    // The budget is checked as each checkpoint is taken, so the end can
+    // pass it by the checkpoints taken since the last halving; what the
+    // sweeps freed is still most of the unbounded build's.
+    assert!(
+        timeline.checkpoint_bytes() < unbounded.checkpoint_bytes() / 2,
+        "{} bytes kept, {} unbounded",
+        timeline.checkpoint_bytes(),
+        unbounded.checkpoint_bytes()
+    );
+    let mut straight = Simulation::new(cfg);
+    let mut moved = timeline.simulation_at(timeline.len());
+    for k in (0..timeline.len()).step_by(timeline.interval() as usize / 2) {
+        straight.run_to(k, &mut NoEvents);
+        assert!(
+            timeline.machine_at(k).same_state(straight.machine()),
+            "step {k}"
+        );
+        // And by a seeker that moves back, thawing over its own chunks.
+        timeline.seek(&mut moved, k);
+        assert!(
+            moved.machine().same_state(straight.machine()),
+            "seek to {k}"
+        );
+    }
+}
+
 /// A program that faults through two mappings by turns: the one not in
 /// use is parked whole in each checkpoint, and a seek's thaw leaves the
 /// chunks it shares with the checkpoint it last thawed. Moved back and

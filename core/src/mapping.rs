@@ -17,13 +17,16 @@
 //! mappings, so page index and PTE index agree modulo `PTRS_PER_PTE`.
 
 use crate::config::Madvise;
-use crate::cow::{Frozen, TrackedVec};
+use crate::cow::{Frozen, Store, TrackedVec};
 
 /// PTE words per frozen chunk.
 const PTE_CHUNK: usize = 512;
 
 /// The PTE bits of a mapping, frozen for a checkpoint.
 pub(crate) type FrozenPte = Frozen<u64, PTE_CHUNK>;
+
+/// Where a timeline's frozen PTE bits are kept.
+pub(crate) type PtePool = Store<u64, PTE_CHUNK>;
 
 /// The virtual page where a synthetic scenario's mapping starts: a
 /// PMD-aligned address of the kind `mmap` hands out for a large file.
@@ -489,10 +492,15 @@ impl Mapping {
         self.pte.memory_bytes() + self.pmd.capacity()
     }
 
-    /// The PTE bits, frozen: chunks not written since `prev` was frozen
-    /// from this mapping are shared with it.
-    pub(crate) fn freeze_pte(&mut self) -> FrozenPte {
-        self.pte.freeze()
+    /// The PTE bits, frozen into `pool`: chunks not written since the
+    /// last freeze or thaw are shared with the copy it made or was given.
+    pub(crate) fn freeze_pte(&mut self, pool: &mut PtePool) -> FrozenPte {
+        self.pte.freeze(pool)
+    }
+
+    /// The frozen PTE bits these were last frozen to or thawed from.
+    pub(crate) fn pte_origin(&self) -> Option<&FrozenPte> {
+        self.pte.origin()
     }
 
     /// Takes the PTE bits out, leaving none, so the rest clones cheaply.
@@ -505,7 +513,7 @@ impl Mapping {
     }
 
     /// The PTE bits are thawed into the memory of those there, if any.
-    pub(crate) fn thaw_pte(&mut self, frozen: &FrozenPte) {
-        self.pte.thaw_into(frozen);
+    pub(crate) fn thaw_pte(&mut self, frozen: &FrozenPte, pool: &PtePool) {
+        self.pte.thaw_into(frozen, pool);
     }
 }

@@ -11,13 +11,12 @@
 mod marks;
 mod origins;
 
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use marks::MarkRuns;
 use origins::Origins;
 
-use crate::checkpoint::Checkpoint;
+use crate::checkpoint::{Checkpoint, Stores};
 use crate::config::Config;
 use crate::event::{Event, EventKind, KFunc, NoEvents};
 use crate::fault::MMAP_LOTSAMISS;
@@ -72,6 +71,9 @@ pub struct Timeline {
     interval: u64,
     /// Shared so that the build can keep the last one it took.
     checkpoints: Vec<Rc<Checkpoint>>,
+    /// The checkpoints' nodes and PTE bits, shared by the timeline's
+    /// clones.
+    stores: Rc<Stores>,
     samples: Vec<Sample>,
     /// For each [`Mark`], the 1-based steps (accesses done) after which it happened.
     marks: [MarkRuns; 3],
@@ -140,6 +142,7 @@ pub struct TimelineBuilder {
     sample_every: u64,
     bucket: u64,
     checkpoints: Vec<Rc<Checkpoint>>,
+    stores: Stores,
     checkpoint_bytes: usize,
     samples: Vec<Sample>,
     marks: [MarkRuns; 3],
@@ -162,7 +165,8 @@ impl TimelineBuilder {
         // can be close: a seek replays at most `interval` accesses.
         let interval = (len / 512).max(256).next_power_of_two();
         let bucket = len.div_ceil(DENSITY_BUCKETS).max(1);
-        let first = Rc::new(Checkpoint::take(sim.machine_mut()));
+        let mut stores = Stores::default();
+        let first = Rc::new(Checkpoint::take(sim.machine_mut(), &mut stores));
         let samples = vec![Sample::of(0, sim.machine())];
         TimelineBuilder {
             cfg,
@@ -173,6 +177,7 @@ impl TimelineBuilder {
             bucket,
             checkpoint_bytes: first.new_bytes(),
             checkpoints: vec![first],
+            stores,
             samples,
             marks: Default::default(),
             density: vec![0u32; len.div_ceil(bucket) as usize],
@@ -244,7 +249,7 @@ impl TimelineBuilder {
             self.samples.push(Sample::of(done, self.sim.machine()));
         }
         if done.is_multiple_of(self.interval) && done < len {
-            let cp = Rc::new(Checkpoint::take(self.sim.machine_mut()));
+            let cp = Rc::new(Checkpoint::take(self.sim.machine_mut(), &mut self.stores));
             self.checkpoint_bytes += cp.new_bytes();
             self.checkpoints.push(cp);
             if self.checkpoint_bytes > self.budget_bytes && self.checkpoints.len() > 2 {
@@ -255,12 +260,13 @@ impl TimelineBuilder {
                     .collect();
                 self.checkpoints = kept;
                 self.interval *= 2;
-                let mut seen = HashSet::new();
-                self.checkpoint_bytes = self
-                    .checkpoints
-                    .iter()
-                    .map(|c| c.distinct_bytes(&mut seen))
-                    .sum();
+                self.stores.sweep(&self.checkpoints, self.sim.machine());
+                self.checkpoint_bytes = self.stores.bytes()
+                    + self
+                        .checkpoints
+                        .iter()
+                        .map(|c| c.own_bytes())
+                        .sum::<usize>();
             }
         }
     }
@@ -278,6 +284,7 @@ impl TimelineBuilder {
             len: self.len,
             interval: self.interval,
             checkpoints: self.checkpoints,
+            stores: Rc::new(self.stores),
             samples: self.samples,
             marks: self.marks,
             density: self.density,
@@ -506,7 +513,11 @@ impl Timeline {
             return Simulation::resume(self.cfg.clone(), self.end.clone(), self.len);
         }
         let (i, from) = self.checkpoint_before(step);
-        let mut sim = Simulation::resume(self.cfg.clone(), self.checkpoints[i].restore(), from);
+        let mut sim = Simulation::resume(
+            self.cfg.clone(),
+            self.checkpoints[i].restore(&self.stores),
+            from,
+        );
         sim.run_to(step, &mut NoEvents);
         sim
     }
@@ -526,7 +537,7 @@ impl Timeline {
             return;
         }
         let (i, from) = self.checkpoint_before(step);
-        self.checkpoints[i].restore_into(sim.machine_mut());
+        self.checkpoints[i].restore_into(sim.machine_mut(), &self.stores);
         sim.set_step(from);
         sim.run_to(step, &mut NoEvents);
     }

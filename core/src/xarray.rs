@@ -33,7 +33,7 @@ mod tests;
 
 use std::cell::Cell;
 
-use crate::cow::{Frozen, TrackedVec};
+use crate::cow::{Frozen, Store, TrackedVec};
 
 /// One node (about 570 bytes) per frozen chunk. A checkpoint copies the
 /// chunks an interval wrote: with several nodes a chunk, a random walk,
@@ -51,6 +51,9 @@ const NODE_CHUNK: usize = 1;
 
 /// The nodes of an array, frozen for a checkpoint.
 pub(crate) type FrozenNodes = Frozen<Node, NODE_CHUNK>;
+
+/// Where a timeline's frozen nodes are kept.
+pub(crate) type NodePool = Store<Node, NODE_CHUNK>;
 
 pub use node::{NodeId, MAX_PAYLOAD, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
 
@@ -1096,10 +1099,15 @@ impl XArray {
         self.nodes.memory_bytes() + self.free.capacity() * std::mem::size_of::<NodeId>()
     }
 
-    /// The nodes, frozen: chunks not written since the last freeze or
-    /// thaw are shared with the copy it made or was given.
-    pub(crate) fn freeze_nodes(&mut self) -> FrozenNodes {
-        self.nodes.freeze()
+    /// The nodes, frozen into `pool`: chunks not written since the last
+    /// freeze or thaw are shared with the copy it made or was given.
+    pub(crate) fn freeze_nodes(&mut self, pool: &mut NodePool) -> FrozenNodes {
+        self.nodes.freeze(pool)
+    }
+
+    /// The frozen nodes these were last frozen to or thawed from.
+    pub(crate) fn nodes_origin(&self) -> Option<&FrozenNodes> {
+        self.nodes.origin()
     }
 
     /// Takes the nodes out, leaving none, so the rest clones cheaply.
@@ -1113,8 +1121,8 @@ impl XArray {
 
     /// Puts back nodes frozen from an array in this one's state.
     /// The nodes are thawed into the memory of those there, if any.
-    pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes) {
-        self.nodes.thaw_into(frozen);
+    pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes, pool: &NodePool) {
+        self.nodes.thaw_into(frozen, pool);
     }
 
     // ---- arena ----
