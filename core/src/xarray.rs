@@ -38,15 +38,15 @@ use crate::cow::{Frozen, Store, TrackedVec};
 /// One node (about 570 bytes) per frozen chunk. A checkpoint copies the
 /// chunks an interval wrote: with several nodes a chunk, a random walk,
 /// which writes one leaf here and one there, copied its neighbours too.
-/// The chunk list costs a pointer a node, and its unchanged segments are
-/// shared. On the 16 GiB link (1% random, MADV_HUGEPAGE), chunks of one
-/// node instead of four let the timeline keep a checkpoint every 512
+/// The chunk list costs a slot number a node, and its unchanged segments
+/// are shared. On the 16 GiB link (1% random, MADV_HUGEPAGE), chunks of
+/// one node instead of four let the timeline keep a checkpoint every 512
 /// accesses instead of 2048 within the same budget, and the app's cold
 /// jumps there went from about 24 to 16 ms; the default preset's
 /// checkpoints went from 2.7 to 1.7 MB a kernel. The price is in the
-/// build: the more checkpoints, the more freezes, and freezing a written
-/// segment touches the count of each chunk it shares (see `cow.rs`); the
-/// 16 GiB link's build took about a fifth longer in the browser.
+/// build: the more checkpoints, the more freezes. It took about a fifth
+/// longer in the browser while a freeze still counted references to the
+/// chunks it shared; slot numbers (see `cow.rs`) made that cost go.
 const NODE_CHUNK: usize = 1;
 
 /// The nodes of an array, frozen for a checkpoint.
