@@ -27,6 +27,15 @@ impl Stores {
     /// Frees the chunks that neither `kept` nor `live`'s next freeze
     /// needs: call it after dropping checkpoints.
     pub fn sweep(&mut self, kept: &[std::rc::Rc<Checkpoint>], live: &Machine) {
+        // Only the mapping in use remembers a frozen copy: parked ones
+        // forget theirs, so none but `live.mm` needs keeping.
+        debug_assert!(
+            live.program
+                .vmas
+                .iter()
+                .all(|v| v.mapping.pte_origin().is_none()),
+            "a parked mapping remembers a frozen copy"
+        );
         self.nodes.sweep(
             kept.iter()
                 .map(|c| &c.nodes)

@@ -1028,6 +1028,67 @@ fn a_program_of_two_mappings_seeks_to_what_a_straight_run_holds() {
     }
 }
 
+/// A mapping parked by a `munmap` of another, after a checkpoint froze
+/// it, forgets the frozen copy: the build frees the chunks of copies no
+/// checkpoint keeps, and a parked mapping put back in use and frozen
+/// against a copy whose chunks went would share chunks that hold
+/// something else by then.
+#[test]
+fn a_mapping_parked_after_a_checkpoint_remembers_no_frozen_copy() {
+    use Access::*;
+    let mut program = vec![
+        Open { ofd: 0 },
+        Open { ofd: 1 },
+        Mmap {
+            mm: 0,
+            vpn: 0x10000,
+            pages: 16384,
+            ofd: 0,
+            pgoff: 0,
+            exec: false,
+        },
+        Mmap {
+            mm: 1,
+            vpn: 0x40000,
+            pages: 4096,
+            ofd: 1,
+            pgoff: 1024,
+            exec: false,
+        },
+    ];
+    // Longer than a checkpoint interval on process 0's mapping alone.
+    for k in 0..1000u64 {
+        program.push(Fault {
+            mm: 0,
+            vpn: 0x10000 + crate::splitmix64(k) % 16384,
+            write: false,
+        });
+    }
+    program.push(Munmap {
+        mm: 1,
+        vpn: 0x40000 + 2048,
+        pages: 1024,
+    });
+    let cfg = Config::new(Scenario {
+        file_size: 64 << 20,
+        madvise: crate::Madvise::Random,
+        pattern: Pattern::Trace(program),
+        ..Scenario::default()
+    })
+    .unwrap();
+    let timeline = Timeline::build(cfg, usize::MAX);
+    assert!(timeline.interval() < 1000);
+    let end = timeline.end();
+    assert!(end.program.vmas.len() >= 2);
+    for v in &end.program.vmas {
+        assert!(
+            v.mapping.pte_origin().is_none(),
+            "a parked mapping of process {} remembers a frozen copy",
+            v.mm
+        );
+    }
+}
+
 #[test]
 fn the_invariant_check_can_fail() {
     // A machine whose mmap_miss is out of range must be reported.

@@ -43,6 +43,7 @@ pub(crate) struct Program {
     pub files: Vec<OpenFile>,
     pub cur_file: Option<u32>,
     /// Live VMAs in no particular order; the one in use holds a placeholder.
+    /// None remembers a frozen copy (`Mapping::forget_frozen`).
     pub vmas: Vec<Vma>,
     pub cur_vma: Option<usize>,
 }
@@ -71,8 +72,10 @@ impl Machine {
         let p = &mut self.program;
         if p.cur_vma != Some(i) {
             // A parked mapping forgets its last frozen copy: checkpoints
-            // clone parked mappings whole, and the copy would outlive the
-            // checkpoints that shared it.
+            // clone parked mappings whole, and the build frees the chunks
+            // of the copies no checkpoint and no mapping in use keeps, so
+            // a parked mapping frozen against one later would share
+            // chunks that hold something else by then.
             self.mm.forget_frozen();
             if let Some(cur) = p.cur_vma {
                 std::mem::swap(&mut self.mm, &mut p.vmas[cur].mapping);
@@ -85,8 +88,12 @@ impl Machine {
     }
 
     /// Puts the VMA in use back in its slot, so the slots hold them all.
+    /// It forgets its last frozen copy, as `use_vma` makes it: the
+    /// timeline's build frees the chunks of frozen copies that only parked
+    /// mappings would still remember (`Stores::sweep`).
     fn park_vma(&mut self) {
         if let Some(cur) = self.program.cur_vma.take() {
+            self.mm.forget_frozen();
             std::mem::swap(&mut self.mm, &mut self.program.vmas[cur].mapping);
         }
     }
