@@ -938,20 +938,18 @@ fn checkpoints_kept_after_their_chunks_were_freed_and_reused_hold_the_run() {
     }
 }
 
-/// A program that faults through two mappings by turns: the one not in
-/// use is parked whole in each checkpoint, and a seek's thaw leaves the
-/// chunks it shares with the checkpoint it last thawed. Moved back and
-/// forth, a simulation still holds what a straight run holds at each step.
-#[test]
-fn a_program_of_two_mappings_seeks_to_what_a_straight_run_holds() {
+/// A program's start: files 0 and 1 opened, process 0 mapping `pages`
+/// pages of file 0 at virtual page 0x10000, and process 1 mapping 4096
+/// pages of file 1 from its page 1024 at 0x40000.
+fn two_mappings(pages: u64) -> Vec<Access> {
     use Access::*;
-    let mut program = vec![
+    vec![
         Open { ofd: 0 },
         Open { ofd: 1 },
         Mmap {
             mm: 0,
             vpn: 0x10000,
-            pages: 8192,
+            pages,
             ofd: 0,
             pgoff: 0,
             exec: false,
@@ -964,7 +962,17 @@ fn a_program_of_two_mappings_seeks_to_what_a_straight_run_holds() {
             pgoff: 1024,
             exec: false,
         },
-    ];
+    ]
+}
+
+/// A program that faults through two mappings by turns: the one not in
+/// use is parked whole in each checkpoint, and a seek's thaw leaves the
+/// chunks it shares with the checkpoint it last thawed. Moved back and
+/// forth, a simulation still holds what a straight run holds at each step.
+#[test]
+fn a_program_of_two_mappings_seeks_to_what_a_straight_run_holds() {
+    use Access::*;
+    let mut program = two_mappings(8192);
     for k in 0..3000u64 {
         let (mm, vpn, pages) = if k % 3 == 0 {
             (1, 0x40000, 4096)
@@ -1036,26 +1044,7 @@ fn a_program_of_two_mappings_seeks_to_what_a_straight_run_holds() {
 #[test]
 fn a_mapping_parked_after_a_checkpoint_remembers_no_frozen_copy() {
     use Access::*;
-    let mut program = vec![
-        Open { ofd: 0 },
-        Open { ofd: 1 },
-        Mmap {
-            mm: 0,
-            vpn: 0x10000,
-            pages: 16384,
-            ofd: 0,
-            pgoff: 0,
-            exec: false,
-        },
-        Mmap {
-            mm: 1,
-            vpn: 0x40000,
-            pages: 4096,
-            ofd: 1,
-            pgoff: 1024,
-            exec: false,
-        },
-    ];
+    let mut program = two_mappings(16384);
     // Longer than a checkpoint interval on process 0's mapping alone.
     for k in 0..1000u64 {
         program.push(Fault {
