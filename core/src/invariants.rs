@@ -866,17 +866,23 @@ fn a_picture_of_a_recorded_program_follows_its_figures() {
     assert!(sim.machine().counters.major_faults > 0);
 }
 
+/// A walk of 256 MiB with MADV_RANDOM: order-0 folios fill a thousand
+/// leaves, and each checkpoint interval writes a few of them.
+fn random_order0_walk() -> Config {
+    Config::new(Scenario {
+        file_size: 256 << 20,
+        madvise: Madvise::Random,
+        ..Scenario::default()
+    })
+    .unwrap()
+}
+
 #[test]
 fn checkpoints_share_what_did_not_change() {
     // A walk of 256 MiB with MADV_RANDOM, so order-0 folios fill a
     // thousand leaves: each checkpoint adds the few leaves and page-table
     // words the walk wrote since the last one, far less than a full copy.
-    let cfg = Config::new(Scenario {
-        file_size: 256 << 20,
-        madvise: Madvise::Random,
-        ..Scenario::default()
-    })
-    .unwrap();
+    let cfg = random_order0_walk();
     let timeline = Timeline::build(cfg.clone(), usize::MAX);
     let mut sim = Simulation::new(cfg);
     let mut full_copies = 0;
@@ -897,12 +903,7 @@ fn checkpoints_share_what_did_not_change() {
 /// still hold what a straight run holds.
 #[test]
 fn checkpoints_kept_after_their_chunks_were_freed_and_reused_hold_the_run() {
-    let cfg = Config::new(Scenario {
-        file_size: 256 << 20,
-        madvise: Madvise::Random,
-        ..Scenario::default()
-    })
-    .unwrap();
+    let cfg = random_order0_walk();
     let unbounded = Timeline::build(cfg.clone(), usize::MAX);
     let budget = unbounded.checkpoint_bytes() / 6;
     let timeline = Timeline::build(cfg.clone(), budget);
@@ -965,6 +966,17 @@ fn two_mappings(pages: u64) -> Vec<Access> {
     ]
 }
 
+/// The configuration of such a program on a 64 MiB file, MADV_RANDOM.
+fn two_mappings_config(program: Vec<Access>) -> Config {
+    Config::new(Scenario {
+        file_size: 64 << 20,
+        madvise: crate::Madvise::Random,
+        pattern: Pattern::Trace(program),
+        ..Scenario::default()
+    })
+    .unwrap()
+}
+
 /// A program that faults through two mappings by turns: the one not in
 /// use is parked whole in each checkpoint, and a seek's thaw leaves the
 /// chunks it shares with the checkpoint it last thawed. Moved back and
@@ -994,13 +1006,7 @@ fn a_program_of_two_mappings_seeks_to_what_a_straight_run_holds() {
             });
         }
     }
-    let cfg = Config::new(Scenario {
-        file_size: 64 << 20,
-        madvise: crate::Madvise::Random,
-        pattern: Pattern::Trace(program),
-        ..Scenario::default()
-    })
-    .unwrap();
+    let cfg = two_mappings_config(program);
     let timeline = Timeline::build(cfg.clone(), usize::MAX);
     let len = timeline.len();
     let stops = [
@@ -1058,13 +1064,7 @@ fn a_mapping_parked_after_a_checkpoint_remembers_no_frozen_copy() {
         vpn: 0x40000 + 2048,
         pages: 1024,
     });
-    let cfg = Config::new(Scenario {
-        file_size: 64 << 20,
-        madvise: crate::Madvise::Random,
-        pattern: Pattern::Trace(program),
-        ..Scenario::default()
-    })
-    .unwrap();
+    let cfg = two_mappings_config(program);
     let timeline = Timeline::build(cfg, usize::MAX);
     assert!(timeline.interval() < 1000);
     let end = timeline.end();
