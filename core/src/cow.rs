@@ -63,7 +63,7 @@ const SEGMENT: usize = 64;
 
 /// The frozen form: the numbers of its segments in a [`Store`], each
 /// segment the numbers of up to [`SEGMENT`] chunks there.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Frozen<T: Clone, const N: usize> {
     /// The store's identity: slots of another store are other chunks.
     store: u32,
@@ -73,18 +73,6 @@ pub struct Frozen<T: Clone, const N: usize> {
     /// segment list.
     new_bytes: usize,
     items: PhantomData<fn() -> T>,
-}
-
-impl<T: Clone, const N: usize> Clone for Frozen<T, N> {
-    fn clone(&self) -> Self {
-        Frozen {
-            store: self.store,
-            segments: self.segments.clone(),
-            len: self.len,
-            new_bytes: self.new_bytes,
-            items: PhantomData,
-        }
-    }
 }
 
 /// Slots of `N` items, in blocks that never move: a block is allocated
@@ -259,12 +247,6 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         self.dirty[c / 64] |= 1 << (c % 64);
     }
 
-    fn is_dirty(&self, c: usize) -> bool {
-        self.dirty
-            .get(c / 64)
-            .is_some_and(|w| w & (1 << (c % 64)) != 0)
-    }
-
     pub fn len(&self) -> usize {
         self.items.len()
     }
@@ -303,12 +285,13 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         let (mut copied, mut new_segments) = (0, 0);
         for g in 0..nsegs {
             let chunks = g * SEGMENT..((g + 1) * SEGMENT).min(n);
-            let clean = self.dirty.get(g).is_none_or(|&w| w == 0);
+            // The segment's marks: one word, as SEGMENT is 64.
+            let written = self.dirty.get(g).copied().unwrap_or(0);
             let prev_seg = prev.as_ref().and_then(|p| Some((p, *p.segments.get(g)?)));
             // A segment is shared whole when none of its chunks was written
             // and it covers the same items in both.
             if let Some((p, s)) = prev_seg {
-                if clean && p.covers_alike(len, chunks.end * N) {
+                if written == 0 && p.covers_alike(len, chunks.end * N) {
                     segments.push(s);
                     continue;
                 }
@@ -322,7 +305,7 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
             for c in chunks.clone() {
                 let k = c % SEGMENT;
                 let shared = prev_ids.is_some_and(|(p, have)| {
-                    k < have && !self.is_dirty(c) && p.covers_alike(len, (c + 1) * N)
+                    k < have && written & (1 << k) == 0 && p.covers_alike(len, (c + 1) * N)
                 });
                 if !shared {
                     ids[k] = store.chunks.put(&self.items[self.chunk_range(c)]);
