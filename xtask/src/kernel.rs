@@ -2,7 +2,8 @@
 //! event, as root on a machine of this project's kind.
 //!
 //! - Synthetic patterns (fwd, rev, stride, rstride, random, read, pread-rev
-//!   under each madvise mode) on files of 64 MiB and 512 MiB, through
+//!   under each madvise mode) on files of 64 MiB and 512 MiB (less one
+//!   that eviction here never lets settle: `never_settles`), through
 //!   `folioscope check --file`, which probes the kernel and records the
 //!   file's tracepoints as it goes.
 //! - Real programs nobody here wrote (coreutils forwards, backwards and at
@@ -166,6 +167,9 @@ pub fn kernel() -> Result<()> {
         for file in [&files.f64, &files.f512] {
             for pattern in PATTERNS {
                 for madvise in MADVISE {
+                    if never_settles(file == &files.f512, pattern, madvise) {
+                        continue;
+                    }
                     outcomes.push(synthetic(&bin, file, pattern, madvise, kb)?);
                 }
             }
@@ -349,6 +353,20 @@ fn events_line(out: &str) -> String {
         .map(str::trim)
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// Whether a synthetic check is left out because background eviction on
+/// these machines disturbs it in every attempt, so it could only ever end
+/// without a verdict. `read:4096` under POSIX_FADV_RANDOM reads one page
+/// per read() with no readahead window, so the 512 MiB file takes 131,072
+/// synchronous reads, 15 to 20 s, and DAMON (see `MAX_DISTURBED`) pages
+/// out its first pages before the probe looks: 126,865 of 131,072 were
+/// resident in the CI run of 47d2350, and it failed all nine attempts at
+/// read_ahead_kb 8192 in every CI run of that day. The same pattern on
+/// 64 MiB goes down the same path (`force_page_cache_ra` of one page per
+/// call), in about 2 s, and stays in the set.
+fn never_settles(large_file: bool, pattern: &str, madvise: &str) -> bool {
+    large_file && pattern == "read:4096" && madvise == "random"
 }
 
 /// How many times a synthetic check is run while background eviction
