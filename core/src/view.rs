@@ -15,7 +15,9 @@ use crate::changed::ChangedPages;
 use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
 use crate::summary::FolioRun;
-use crate::xarray::{decode_slot, Entry, NodeStamp, Visit, XArray, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
+use crate::xarray::{
+    decode_slot, Entry, NodeId, NodeStamp, Visit, XArray, XA_CHUNK_SHIFT, XA_CHUNK_SIZE,
+};
 
 /// Folio orders a [`Bin`] tells apart; larger ones count as the largest.
 pub const ORDERS: usize = 14;
@@ -289,8 +291,13 @@ pub struct LeafBins {
 /// What each leaf adds to a bin that holds it whole, whatever the span.
 #[derive(Clone, Debug, Default)]
 struct LeafCounts {
-    /// By node id.
-    by_id: Vec<LeafCount>,
+    /// By the leaf's place in the file, in blocks of the 64 places under
+    /// one twig, allocated as leaves there are met. A walk meets a twig's
+    /// leaves in index order, so their counts are read one after the
+    /// other from one block. Kept by node id instead, they lay scattered
+    /// over a megabyte on the 16 GiB link, and loading them was three
+    /// quarters of the time of adding a kept leaf (`perf annotate`).
+    blocks: Vec<Option<Box<[LeafCount; XA_CHUNK_SIZE]>>>,
     /// A scan of one bin, reused to count a leaf.
     alone: Option<Scan>,
 }
@@ -302,6 +309,8 @@ struct LeafCounts {
 struct LeafCount {
     /// The leaf's version the counts were made at, plus one (0: none).
     version: u64,
+    /// The leaf's node: another node may have held this place before.
+    id: NodeId,
     by_order: [u8; ORDERS],
     resident: u8,
     locked: u8,
@@ -312,13 +321,14 @@ struct LeafCount {
 }
 
 impl LeafCount {
-    fn of(version: u64, b: &Bin) -> Self {
+    fn of((id, version): NodeStamp, b: &Bin) -> Self {
         let byte = |v: u32| {
             debug_assert!(v <= XA_CHUNK_SIZE as u32);
             v as u8
         };
         LeafCount {
             version: version + 1,
+            id,
             by_order: b.by_order.map(byte),
             resident: byte(b.resident),
             locked: byte(b.locked),
@@ -352,12 +362,18 @@ impl LeafCounts {
         slots: &[u64; XA_CHUNK_SIZE],
         bin: &mut Bin,
     ) {
-        let i = id as usize;
-        if i >= self.by_id.len() {
-            self.by_id.resize(i + 1, LeafCount::default());
+        let place = base >> XA_CHUNK_SHIFT;
+        let (block, k) = (
+            (place >> XA_CHUNK_SHIFT) as usize,
+            (place & (XA_CHUNK_SIZE as u64 - 1)) as usize,
+        );
+        if block >= self.blocks.len() {
+            self.blocks.resize(block + 1, None);
         }
-        let e = &mut self.by_id[i];
-        if e.version != version + 1 {
+        let leaves = self.blocks[block]
+            .get_or_insert_with(|| Box::new([LeafCount::default(); XA_CHUNK_SIZE]));
+        let e = &mut leaves[k];
+        if e.version != version + 1 || e.id != id {
             let span = Span {
                 first: base,
                 end: base + XA_CHUNK_SIZE as u64,
@@ -366,7 +382,7 @@ impl LeafCounts {
             let alone = self.alone.get_or_insert_with(|| Scan::new(span));
             alone.restart(span);
             alone.add_slots(base, slots, true);
-            *e = LeafCount::of(version, &alone.binner.bins[0]);
+            *e = LeafCount::of((id, version), &alone.binner.bins[0]);
         }
         e.add_to(bin);
     }
@@ -1018,6 +1034,27 @@ impl Machine {
 mod tests {
     use super::*;
     use crate::{Config, Madvise, NoEvents, Pattern, Scenario, Simulation};
+
+    #[test]
+    fn a_leaf_place_another_node_holds_now_is_counted_again() {
+        // A leaf freed at a place and another allocated there later can
+        // carry the same version number: what was kept for the first must
+        // not stand for the second, whose own counts are then kept.
+        let resident = |n: usize| {
+            let mut slots = [0u64; XA_CHUNK_SIZE];
+            for s in &mut slots[..n] {
+                let f = Folio::new(0, 0, FolioFlags::UPTODATE);
+                *s = crate::xarray::encode_slot(Entry::Pointer(f.encode()));
+            }
+            slots
+        };
+        let mut kept = LeafCounts::default();
+        let (mut first, mut second, mut again) = (Bin::default(), Bin::default(), Bin::default());
+        kept.add((5, 3), 128, &resident(1), &mut first);
+        kept.add((9, 3), 128, &resident(2), &mut second);
+        kept.add((9, 3), 128, &resident(2), &mut again);
+        assert_eq!((first.resident, second.resident, again.resident), (1, 2, 2));
+    }
 
     /// Page by page, what the bins should hold.
     fn naive(m: &Machine, span: Span) -> Vec<Bin> {

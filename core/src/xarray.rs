@@ -65,6 +65,12 @@ pub fn decode_slot(slot: u64) -> Entry {
     decode(slot)
 }
 
+/// The raw slot that holds `entry`, for tests that make up a leaf's slots.
+#[cfg(test)]
+pub(crate) fn encode_slot(entry: Entry) -> u64 {
+    node::encode(entry)
+}
+
 /// The payload of a raw slot that holds a pointer entry, or 0 for any
 /// other slot, without a branch: for scans that test many slots. (Callers
 /// whose payloads are never 0, as folios' are not, can tell them apart.)
