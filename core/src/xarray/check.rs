@@ -122,6 +122,12 @@ impl XArray {
                 if n.shift == 0 {
                     return fail(format!("leaf node {id} holds a node at slot {off}"));
                 }
+                if slot != self.child_slot(node_of(slot)) {
+                    return fail(format!(
+                        "node {id} slot {off}: {slot:#x}, but the child's version says {:#x}",
+                        self.child_slot(node_of(slot))
+                    ));
+                }
                 let child_marks =
                     self.check_node(node_of(slot), Some((id, off as u8)), depth + 1, reachable)?;
                 for m in 0..3 {

@@ -2,7 +2,8 @@
 //! encoding.
 //!
 //! A slot is one `u64`. The low three bits say what it holds, the rest is
-//! the payload. Packing keeps a node at about 560 bytes, so that a whole
+//! the payload. A slot that points to a leaf node also carries the leaf's
+//! version above the node id ([`leaf_slot`]). Packing keeps a node at about 560 bytes, so that a whole
 //! 16 GiB file of order-0 folios stays well inside the memory budget.
 
 use super::Entry;
@@ -81,6 +82,27 @@ pub fn is_value(slot: u64) -> bool {
 #[inline]
 pub fn node_of(slot: u64) -> NodeId {
     (slot >> TAG_BITS) as NodeId
+}
+
+/// Where a slot that points to a leaf keeps the leaf's version: the bits
+/// above the node id, which `node_of` and `decode` leave out. This model's
+/// own, for display code that walks the tree (see `XArray::walk_node`).
+const LEAF_VERSION_SHIFT: u32 = TAG_BITS + NodeId::BITS;
+
+/// The bits of a leaf's version a slot can carry: 2^29 writes to one
+/// place in the arena, far more than any run makes.
+pub const LEAF_VERSION_MASK: u64 = u64::MAX >> LEAF_VERSION_SHIFT;
+
+/// A slot pointing to leaf `id` at `version`.
+#[inline]
+pub fn leaf_slot(id: NodeId, version: u64) -> u64 {
+    encode(Entry::Node(id)) | ((version & LEAF_VERSION_MASK) << LEAF_VERSION_SHIFT)
+}
+
+/// The version of the leaf a slot points to, as the slot carries it.
+#[inline]
+pub fn leaf_version_of(slot: u64) -> u64 {
+    slot >> LEAF_VERSION_SHIFT
 }
 
 #[inline]

@@ -741,12 +741,16 @@ impl XaState {
             let id = xa.alloc(shift, NIL, 0);
             {
                 let head_marks = xa.head_marks;
+                let slot = match head {
+                    Entry::Node(old) => xa.child_slot(old),
+                    _ => encode(head),
+                };
                 let n = xa.node_mut(id);
                 n.count = 1;
                 if head.is_value() {
                     n.nr_values = 1;
                 }
-                n.set_slot(0, encode(head), !head.is_empty() && !head.is_value());
+                n.set_slot(0, slot, !head.is_empty() && !head.is_value());
                 for m in 0..3 {
                     if head_marks & (1 << m) != 0 {
                         n.set_mark(0, m);
@@ -807,9 +811,10 @@ impl XaState {
                     if parent == NIL {
                         xa.set_head(Entry::Node(id));
                     } else {
+                        let slot = xa.child_slot(id);
                         let p = xa.node_mut(parent);
                         p.count += 1;
-                        p.set_slot(off as usize, encode(Entry::Node(id)), true);
+                        p.set_slot(off as usize, slot, true);
                     }
                     id
                 }
