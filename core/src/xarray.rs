@@ -1216,6 +1216,8 @@ impl XArray {
             let (parent, off, slot) = (n.parent, n.offset as usize, leaf_slot(id, n.version));
             let p = &mut self.nodes[parent as usize];
             p.version += 1;
+            // Not `set_slot`: the slot still points to the same node, so
+            // no summary changes, and the version is bumped once above.
             p.slots[off] = slot;
         }
     }

@@ -122,10 +122,10 @@ impl XArray {
                 if n.shift == 0 {
                     return fail(format!("leaf node {id} holds a node at slot {off}"));
                 }
-                if slot != self.child_slot(node_of(slot)) {
+                let expected = self.child_slot(node_of(slot));
+                if slot != expected {
                     return fail(format!(
-                        "node {id} slot {off}: {slot:#x}, but the child's version says {:#x}",
-                        self.child_slot(node_of(slot))
+                        "node {id} slot {off}: {slot:#x}, but the child's version says {expected:#x}"
                     ));
                 }
                 let child_marks =

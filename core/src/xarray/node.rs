@@ -3,8 +3,9 @@
 //!
 //! A slot is one `u64`. The low three bits say what it holds, the rest is
 //! the payload. A slot that points to a leaf node also carries the leaf's
-//! version above the node id ([`leaf_slot`]). Packing keeps a node at about 560 bytes, so that a whole
-//! 16 GiB file of order-0 folios stays well inside the memory budget.
+//! version above the node id ([`leaf_slot`]). Packing keeps a node at
+//! about 560 bytes, so that a whole 16 GiB file of order-0 folios stays
+//! well inside the memory budget.
 
 use super::Entry;
 
