@@ -441,7 +441,8 @@ impl XArray {
         }
     }
 
-    #[cfg(test)]
+    /// For the property test, native only.
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub fn clear_mark(&mut self, index: u64, mark: XaMark) {
         let mut xas = XaState::new(index);
         let e = xas.load(self);
