@@ -12,7 +12,8 @@
 //! - criterion's benchmarks (`core/benches/model.rs`), their medians;
 //! - the web app's figures, which `e2e/tests/06-timing.mjs` writes to
 //!   `target/e2e/timing.json`, and the gzipped size of `dist/`, read when
-//!   they exist and "not measured" otherwise. The keys read are
+//!   they exist and "not measured" otherwise (the timing too when it is
+//!   older than `dist/`, which it then does not measure). The keys read are
 //!   `jump_work_ms` and `play_frame_work_ms` (each `median`, `p95`, `max`),
 //!   `catch_up_ms` (the blocks out of sight following a jump once the view
 //!   stood still; no target, shown so that no work goes unreported),
@@ -352,10 +353,23 @@ fn criterion_rows() -> Vec<Row> {
 /// The web app's figures: the timing test's JSON and dist/'s size.
 fn web_rows() -> Vec<Row> {
     let mut rows = Vec::new();
-    let timing = std::fs::read_to_string(root().join("target/e2e/timing.json"))
+    let file = root().join("target/e2e/timing.json");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    // Figures the timing test wrote before dist/ was last built measure
+    // another app than the one beside them: left out, not shown as new.
+    let stale = match (modified(&file), modified(&root().join("dist/index.html"))) {
+        (Some(t), Some(d)) => t < d,
+        _ => false,
+    };
+    let timing = std::fs::read_to_string(&file)
         .ok()
+        .filter(|_| !stale)
         .and_then(|t| serde_json::from_str::<Value>(&t).ok());
-    let why = "no target/e2e/timing.json: cargo xtask e2e";
+    let why = if stale {
+        "target/e2e/timing.json predates dist/: cargo xtask e2e"
+    } else {
+        "no target/e2e/timing.json: cargo xtask e2e"
+    };
     for (scope, label) in [
         (None, "2 GiB default"),
         (Some("16gib"), "16 GiB, two kernels"),
