@@ -79,9 +79,20 @@ async function settled(page) {
   await page.waitForFunction(() => !document.querySelector('[data-held="1"]'), null, { timeout: 5000 });
 }
 
+/// A screenshot of the whole page, as a reader who scrolls down sees it.
+/// Chromium's full-page capture leaves out what `content-visibility:
+/// auto` skips below the window (the panels under the timeline), so
+/// for the capture that is turned off, and back on after.
+async function shot(page, name) {
+  const style = await page.addStyleTag({ content: '* { content-visibility: visible !important; }' });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.screenshot({ path: path.join(OUT, name + '.png'), fullPage: true });
+  await style.evaluate((el) => el.remove());
+}
+
 const ctx = {
   base, newPage, expect, expectEq,
-  shot: async (page, name) => page.screenshot({ path: path.join(OUT, name + '.png'), fullPage: true }),
+  shot,
   cli: (args) => JSON.parse(execFileSync(CLI, [...args, '--json'], { encoding: 'utf8' })),
   cliText: (args) => execFileSync(CLI, args, { encoding: 'utf8' }),
   repo: path.dirname(here),
