@@ -306,65 +306,114 @@ struct LeafCounts {
 }
 
 /// A leaf's page and folio counts (a [`Bin`]'s but its mapped pages),
-/// each at most its 64 slots, in bytes: a large file has tens of
-/// thousands of leaves, and the walk that reads them waits on memory.
+/// each at most its 64 slots, a byte each, eight to a word (in the order
+/// of [`leaf_fields`]): a large file has tens of thousands of leaves, and
+/// the walk that reads them waits on memory. Eight to a word, a twig's
+/// leaves add up a word at a time ([`Lanes`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct LeafCount {
-    /// The leaf's version the counts were made at, plus one (0: none).
-    version: u64,
+    /// The leaf's version the counts were made at, plus one (0: none). A
+    /// stamp's leaf version is what its parent's slot carries, 29 bits at
+    /// most, so 32 hold it.
+    version: u32,
     /// The leaf's node: another node may have held this place before.
     id: NodeId,
-    by_order: [u8; ORDERS],
-    resident: u8,
-    locked: u8,
-    not_uptodate: u8,
-    readahead: u8,
-    heads: u8,
-    shadows: u8,
+    bytes: [u64; LEAF_WORDS],
+}
+
+/// The counts a leaf keeps: by order, then resident, locked, not
+/// uptodate, PG_readahead, folio heads and shadows.
+const LEAF_FIELDS: usize = ORDERS + 6;
+const LEAF_WORDS: usize = LEAF_FIELDS.div_ceil(8);
+
+/// `b`'s counts in the order a [`LeafCount`] keeps them.
+fn leaf_fields(b: &Bin) -> [u32; LEAF_FIELDS] {
+    let mut f = [0; LEAF_FIELDS];
+    f[..ORDERS].copy_from_slice(&b.by_order);
+    f[ORDERS..].copy_from_slice(&[
+        b.resident,
+        b.locked,
+        b.not_uptodate,
+        b.readahead,
+        b.heads,
+        b.shadows,
+    ]);
+    f
+}
+
+/// Adds counts in the order of [`leaf_fields`] to `b`.
+fn add_leaf_fields(b: &mut Bin, f: &[u32; LEAF_FIELDS]) {
+    for (a, &n) in b.by_order.iter_mut().zip(&f[..ORDERS]) {
+        *a += n;
+    }
+    let [resident, locked, not_uptodate, readahead, heads, shadows] =
+        [0, 1, 2, 3, 4, 5].map(|i| f[ORDERS + i]);
+    b.resident += resident;
+    b.locked += locked;
+    b.not_uptodate += not_uptodate;
+    b.readahead += readahead;
+    b.heads += heads;
+    b.shadows += shadows;
 }
 
 impl LeafCount {
     fn of((id, version): NodeStamp, b: &Bin) -> Self {
-        let byte = |v: u32| {
+        debug_assert!(version < u32::MAX as u64);
+        let mut bytes = [0u64; LEAF_WORDS];
+        for (i, v) in leaf_fields(b).into_iter().enumerate() {
             debug_assert!(v <= XA_CHUNK_SIZE as u32);
-            v as u8
-        };
+            bytes[i / 8] |= (v as u64) << (8 * (i % 8));
+        }
         LeafCount {
-            version: version + 1,
+            version: version as u32 + 1,
             id,
-            by_order: b.by_order.map(byte),
-            resident: byte(b.resident),
-            locked: byte(b.locked),
-            not_uptodate: byte(b.not_uptodate),
-            readahead: byte(b.readahead),
-            heads: byte(b.heads),
-            shadows: byte(b.shadows),
+            bytes,
         }
     }
 
     fn add_to(&self, b: &mut Bin) {
-        for (a, &c) in b.by_order.iter_mut().zip(&self.by_order) {
-            *a += c as u32;
+        let mut lanes = Lanes::default();
+        lanes.add(self);
+        lanes.add_to(b);
+    }
+}
+
+/// Leaves' counts added up sixteen bits a count: a word of a
+/// [`LeafCount`]'s bytes splits into its even and its odd bytes, four
+/// counts each, and adds in two additions. A bin's counts within one twig
+/// are at most its 4,096 pages, well inside sixteen bits.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lanes([u64; 2 * LEAF_WORDS]);
+
+impl Lanes {
+    const EVEN: u64 = 0x00ff_00ff_00ff_00ff;
+
+    fn add(&mut self, c: &LeafCount) {
+        for (k, &w) in c.bytes.iter().enumerate() {
+            self.0[2 * k] += w & Self::EVEN;
+            self.0[2 * k + 1] += (w >> 8) & Self::EVEN;
         }
-        b.resident += self.resident as u32;
-        b.locked += self.locked as u32;
-        b.not_uptodate += self.not_uptodate as u32;
-        b.readahead += self.readahead as u32;
-        b.heads += self.heads as u32;
-        b.shadows += self.shadows as u32;
+    }
+
+    fn add_to(&self, b: &mut Bin) {
+        let mut f = [0u32; LEAF_FIELDS];
+        for (i, v) in f.iter_mut().enumerate() {
+            let lane = self.0[2 * (i / 8) + (i % 2)];
+            *v = ((lane >> (16 * ((i % 8) / 2))) & 0xffff) as u32;
+        }
+        add_leaf_fields(b, &f);
     }
 }
 
 impl LeafCounts {
-    /// Adds to `bin` the counts of the leaf stamped `stamp`, from `base`,
-    /// with `slots`: kept, or counted and kept.
-    fn add(
+    /// The counts of the leaf stamped `stamp`, from `base`, with `slots`:
+    /// kept, or counted and kept.
+    fn counted(
         &mut self,
         (id, version): NodeStamp,
         base: u64,
         slots: &[u64; XA_CHUNK_SIZE],
-        bin: &mut Bin,
-    ) {
+    ) -> &LeafCount {
         let place = base >> XA_CHUNK_SHIFT;
         let (block, k) = (
             (place >> XA_CHUNK_SHIFT) as usize,
@@ -376,7 +425,7 @@ impl LeafCounts {
         let leaves = self.blocks[block]
             .get_or_insert_with(|| Box::new([LeafCount::default(); XA_CHUNK_SIZE]));
         let e = &mut leaves[k];
-        if e.version != version + 1 || e.id != id {
+        if e.version as u64 != version + 1 || e.id != id {
             let span = Span {
                 first: base,
                 end: base + XA_CHUNK_SIZE as u64,
@@ -387,7 +436,13 @@ impl LeafCounts {
             alone.add_slots(base, slots, true);
             *e = LeafCount::of((id, version), &alone.binner.bins[0]);
         }
-        e.add_to(bin);
+        e
+    }
+
+    /// Adds to `bin` the counts of the leaf stamped `stamp`, from `base`,
+    /// with `slots`: kept, or counted and kept.
+    fn add(&mut self, stamp: NodeStamp, base: u64, slots: &[u64; XA_CHUNK_SIZE], bin: &mut Bin) {
+        self.counted(stamp, base, slots).add_to(bin);
     }
 }
 
@@ -409,6 +464,8 @@ struct TwigCounts {
     twigs: Vec<TwigBins>,
     /// A scan of the span, all zero between uses, to count a twig in.
     scratch: Option<Scan>,
+    /// The kept leaves' counts of a twig being counted, by its bins.
+    lanes: Vec<Lanes>,
 }
 
 #[derive(Clone, Debug)]
@@ -456,14 +513,30 @@ impl TwigCounts {
             scratch.place(base);
             let first = scratch.x as usize;
             let last = base + TWIG_PAGES - 1;
-            xa.for_each_leaf_in(base, last, |v| match v {
-                Visit::Entry(start, order, e) => scratch.add_entry(start, order, e),
-                Visit::Leaf(b, slots, stamp) => scratch.add_leaf(b, slots, stamp, Some(leaves)),
-                // A leaf walk hands over no twig.
-                Visit::Twig(..) => {}
-            });
             // The twig lies inside the span: the walk that met it was.
             let end = span.bin_of(last).map_or(first, |x| x as usize) + 1;
+            // A leaf inside one bin adds its kept counts to that bin's
+            // lanes, a word at a time; the others are counted slot by
+            // slot, and entries of the twig itself one by one.
+            let lanes = &mut self.lanes;
+            lanes.clear();
+            lanes.resize(end - first, Lanes::default());
+            xa.for_each_in_twig(id, base, |v| match v {
+                Visit::Entry(start, order, e) => scratch.add_entry(start, order, e),
+                Visit::Leaf(b, slots, stamp) => {
+                    scratch.seek(b);
+                    if scratch.in_one_bin(b, b + XA_CHUNK_SIZE as u64) {
+                        lanes[scratch.x as usize - first].add(leaves.counted(stamp, b, slots));
+                    } else {
+                        scratch.add_slots(b, slots, false);
+                    }
+                }
+                // A twig's children are leaves and entries.
+                Visit::Twig(..) => {}
+            });
+            for (l, bin) in lanes.iter().zip(&mut scratch.binner.bins[first..end]) {
+                l.add_to(bin);
+            }
             let counted = &mut scratch.binner.bins[first..end];
             t.version = version;
             t.first = first as u32;
