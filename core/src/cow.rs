@@ -268,6 +268,11 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         self.items.iter()
     }
 
+    /// The items, to read; reading needs no mark.
+    pub fn as_slice(&self) -> &[T] {
+        &self.items
+    }
+
     pub fn memory_bytes(&self) -> usize {
         self.items.capacity() * std::mem::size_of::<T>() + self.dirty.capacity() * 8
     }
