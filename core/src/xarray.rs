@@ -75,6 +75,24 @@ fn stamp_version(n: &Node) -> u64 {
     }
 }
 
+/// Hands `f` the entry whose canonical slot is `off` in node `n` (first
+/// index `start`), with its order, if one starts there; returns how many
+/// slots to move on: the entry's, with the sibling slots after it, or one.
+#[inline]
+fn visit_entry_at(n: &Node, off: usize, start: u64, f: &mut impl FnMut(Visit)) -> usize {
+    let slot = n.slots[off];
+    if slot == 0 || is_sibling(slot) {
+        return 1;
+    }
+    let mut sibs = 0;
+    while off + sibs + 1 < XA_CHUNK_SIZE && is_sibling(n.slots[off + sibs + 1]) {
+        sibs += 1;
+    }
+    let order = n.shift + (sibs + 1).trailing_zeros() as u8;
+    f(Visit::Entry(start, order, decode(slot)));
+    sibs + 1
+}
+
 /// The raw slot that holds `entry`, for tests that make up a leaf's slots.
 #[cfg(test)]
 pub(crate) fn encode_slot(entry: Entry) -> u64 {
@@ -923,16 +941,8 @@ impl XArray {
                 debug_assert_eq!(stamp.1, stamp_version(&self.nodes[leaf as usize]));
                 f(Visit::Leaf(start, &self.nodes[leaf as usize].slots, stamp));
                 off += 1;
-            } else if slot != 0 && !is_sibling(slot) {
-                let mut sibs = 0;
-                while off + sibs + 1 < XA_CHUNK_SIZE && is_sibling(n.slots[off + sibs + 1]) {
-                    sibs += 1;
-                }
-                let order = n.shift + (sibs + 1).trailing_zeros() as u8;
-                f(Visit::Entry(start, order, decode(slot)));
-                off += sibs + 1;
             } else {
-                off += 1;
+                off += visit_entry_at(n, off, start, &mut f);
             }
         }
     }
@@ -1042,16 +1052,8 @@ impl XArray {
                     self.walk_node(id, start, first, last, grain, f);
                 }
                 off += 1;
-            } else if slot != 0 && !is_sibling(slot) {
-                let mut sibs = 0;
-                while off + sibs + 1 < XA_CHUNK_SIZE && is_sibling(n.slots[off + sibs + 1]) {
-                    sibs += 1;
-                }
-                let order = n.shift + (sibs + 1).trailing_zeros() as u8;
-                f(Visit::Entry(start, order, decode(slot)));
-                off += sibs + 1;
             } else {
-                off += 1;
+                off += visit_entry_at(n, off, start, f);
             }
         }
     }
