@@ -326,43 +326,34 @@ struct LeafCount {
 const LEAF_FIELDS: usize = ORDERS + 6;
 const LEAF_WORDS: usize = LEAF_FIELDS.div_ceil(8);
 
-/// `b`'s counts in the order a [`LeafCount`] keeps them.
-fn leaf_fields(b: &Bin) -> [u32; LEAF_FIELDS] {
-    let mut f = [0; LEAF_FIELDS];
-    f[..ORDERS].copy_from_slice(&b.by_order);
-    f[ORDERS..].copy_from_slice(&[
-        b.resident,
-        b.locked,
-        b.not_uptodate,
-        b.readahead,
-        b.heads,
-        b.shadows,
-    ]);
-    f
-}
-
-/// Adds counts in the order of [`leaf_fields`] to `b`.
-fn add_leaf_fields(b: &mut Bin, f: &[u32; LEAF_FIELDS]) {
-    for (a, &n) in b.by_order.iter_mut().zip(&f[..ORDERS]) {
-        *a += n;
-    }
-    let [resident, locked, not_uptodate, readahead, heads, shadows] =
-        [0, 1, 2, 3, 4, 5].map(|i| f[ORDERS + i]);
-    b.resident += resident;
-    b.locked += locked;
-    b.not_uptodate += not_uptodate;
-    b.readahead += readahead;
-    b.heads += heads;
-    b.shadows += shadows;
+/// `b`'s counts in the order a [`LeafCount`] keeps them: the one place
+/// that lists them, for packing and for adding up.
+fn leaf_fields(b: &mut Bin) -> [&mut u32; LEAF_FIELDS] {
+    let Bin {
+        by_order,
+        resident,
+        locked,
+        not_uptodate,
+        readahead,
+        heads,
+        shadows,
+        ..
+    } = b;
+    let mut all =
+        by_order
+            .iter_mut()
+            .chain([resident, locked, not_uptodate, readahead, heads, shadows]);
+    std::array::from_fn(|_| all.next().expect("LEAF_FIELDS counts"))
 }
 
 impl LeafCount {
     fn of((id, version): NodeStamp, b: &Bin) -> Self {
         debug_assert!(version < u32::MAX as u64);
         let mut bytes = [0u64; LEAF_WORDS];
-        for (i, v) in leaf_fields(b).into_iter().enumerate() {
-            debug_assert!(v <= XA_CHUNK_SIZE as u32);
-            bytes[i / 8] |= (v as u64) << (8 * (i % 8));
+        let mut b = *b;
+        for (i, v) in leaf_fields(&mut b).into_iter().enumerate() {
+            debug_assert!(*v <= XA_CHUNK_SIZE as u32);
+            bytes[i / 8] |= (*v as u64) << (8 * (i % 8));
         }
         LeafCount {
             version: version as u32 + 1,
@@ -396,12 +387,10 @@ impl Lanes {
     }
 
     fn add_to(&self, b: &mut Bin) {
-        let mut f = [0u32; LEAF_FIELDS];
-        for (i, v) in f.iter_mut().enumerate() {
+        for (i, v) in leaf_fields(b).into_iter().enumerate() {
             let lane = self.0[2 * (i / 8) + (i % 2)];
-            *v = ((lane >> (16 * ((i % 8) / 2))) & 0xffff) as u32;
+            *v += ((lane >> (16 * ((i % 8) / 2))) & 0xffff) as u32;
         }
-        add_leaf_fields(b, &f);
     }
 }
 

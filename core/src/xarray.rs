@@ -936,10 +936,7 @@ impl XArray {
             let slot = n.slots[off];
             let start = base + ((off as u64) << XA_CHUNK_SHIFT);
             if is_node(slot) {
-                let leaf = node_of(slot);
-                let stamp = (leaf, leaf_version_of(slot));
-                debug_assert_eq!(stamp.1, stamp_version(&self.nodes[leaf as usize]));
-                f(Visit::Leaf(start, &self.nodes[leaf as usize].slots, stamp));
+                self.hand_over(node_of(slot), 0, start, leaf_version_of(slot), &mut f);
                 off += 1;
             } else {
                 off += visit_entry_at(n, off, start, &mut f);
