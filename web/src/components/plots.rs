@@ -100,8 +100,11 @@ fn Plot(props: &PlotProps) -> Html {
             </g>
         }
     });
-    // The curves sit on their own layer; only the thin cursor layer above
-    // them repaints as the step moves.
+    // The curves and the cursor are two SVGs: a move of the step changes
+    // only the cursor's, and the browser keeps the curves' painting. The
+    // curves are not promoted to a layer of their own: measured on 40
+    // jumps, a layer per plot cost more to layerize on every jump than it
+    // saved in paint, with the plots in sight or out of it.
     html! {
         <figure class="plot">
             <div class="plot-box">
