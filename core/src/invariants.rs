@@ -12,8 +12,9 @@
 
 use crate::fault::MMAP_LOTSAMISS;
 use crate::{
-    Access, Backing, Bin, ChangedPages, Config, Kernel, LeafBins, Lockstep, Machine, Madvise,
-    NoEvents, Patch, Pattern, Picture, Scenario, Simulation, Span, Summary, Timeline, TmpfsFile,
+    Access, Backing, Bin, ChangedPages, Config, Event, KFunc, Kernel, LeafBins, Lockstep, Machine,
+    Madvise, NoEvents, Patch, Pattern, Picture, Scenario, Simulation, Span, Summary, Timeline,
+    TmpfsFile,
 };
 use proptest::prelude::*;
 
@@ -522,6 +523,47 @@ proptest! {
             }
         }
         prop_assert_eq!(found, want);
+    }
+
+    #[test]
+    fn a_timelines_density_marks_and_origins_are_its_events(cfg in config()) {
+        // The build notes each access's events as they go by and keeps
+        // none (EventLog::notes_only); held here to the events kept one
+        // access at a time and read back.
+        let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+        prop_assume!(len <= 5_000);
+        let timeline = Timeline::build(cfg.clone(), 1 << 20);
+        let (density, bucket) = timeline.density();
+        let mut want_density = vec![0u32; density.len()];
+        let mut want_marks: [Vec<u64>; 3] = Default::default();
+        let mut sim = Simulation::new(cfg);
+        let mut log = crate::EventLog::new();
+        for k in 0..len {
+            log.clear();
+            sim.step(&mut log);
+            let events = log.events();
+            want_density[(k / bucket) as usize] += events.len() as u32;
+            let major = events.iter().any(|e| matches!(e, Event::FaultAccounted { major: true, .. }));
+            let readahead = events.iter().any(|e| matches!(e, Event::Window {
+                func: KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead, ..
+            }));
+            let crossing = events.iter().any(|e| matches!(e, Event::MmapMiss { old, new, .. }
+                if (*old <= MMAP_LOTSAMISS) != (*new <= MMAP_LOTSAMISS)));
+            for (i, hit) in [major, readahead, crossing].into_iter().enumerate() {
+                if hit {
+                    want_marks[i].push(k + 1);
+                }
+            }
+            for e in events {
+                if let Event::FolioAdded { index, .. } = *e {
+                    prop_assert_eq!(timeline.added_at(index, k + 1), Some(k + 1));
+                }
+            }
+        }
+        prop_assert_eq!(density, &want_density[..]);
+        for (i, mark) in crate::Mark::ALL.into_iter().enumerate() {
+            prop_assert_eq!(timeline.marks(mark), &want_marks[i][..], "{:?}", mark);
+        }
     }
 
     #[test]

@@ -117,6 +117,7 @@ mod config;
 mod counters;
 mod cow;
 mod event;
+mod event_log;
 mod fadvise;
 mod fault;
 mod fault_around;
@@ -154,6 +155,7 @@ pub use event::{
     CopySource, Event, EventKind, EventSink, FaultOutcome, KFunc, MissCause, NoEvents, NoRaReason,
     RaWindow, ReadErrno,
 };
+pub use event_log::EventLog;
 pub use fault::MMAP_LOTSAMISS;
 pub use folio::{Folio, FolioFlags};
 pub use kernel::{Kernel, Patch, PatchSet, Variant};

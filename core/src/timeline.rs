@@ -18,8 +18,8 @@ use origins::Origins;
 
 use crate::checkpoint::{Checkpoint, Stores};
 use crate::config::Config;
-use crate::event::{Event, EventKind, KFunc, NoEvents};
-use crate::fault::MMAP_LOTSAMISS;
+use crate::event::{Event, EventKind, NoEvents};
+use crate::event_log::{AccessNotes, EventLog};
 use crate::machine::Machine;
 use crate::sim::Simulation;
 
@@ -85,45 +85,6 @@ pub struct Timeline {
     origins: Origins,
 }
 
-/// What one access did, for the timeline's density, marks and origins.
-#[derive(Debug, Default)]
-struct Recorded {
-    events: u32,
-    major: bool,
-    readahead: bool,
-    crossing: bool,
-    added: Vec<u64>,
-}
-
-impl Recorded {
-    /// Reads the access's events. The build collects them in a
-    /// `Vec<Event>` rather than a sink of its own: each sink type is
-    /// another copy of the whole model in the app's wasm, and the events
-    /// of one access cost little to buffer.
-    fn read(&mut self, events: &[Event]) {
-        self.events = events.len().min(u32::MAX as usize) as u32;
-        self.major = false;
-        self.readahead = false;
-        self.crossing = false;
-        self.added.clear();
-        for e in events {
-            match *e {
-                Event::FaultAccounted { major, .. } => self.major |= major,
-                Event::Window {
-                    func:
-                        KFunc::PageCacheSyncRa | KFunc::PageCacheAsyncRa | KFunc::DoSyncMmapReadahead,
-                    ..
-                } => self.readahead = true,
-                Event::MmapMiss { old, new, .. } => {
-                    self.crossing |= (old <= MMAP_LOTSAMISS) != (new <= MMAP_LOTSAMISS);
-                }
-                Event::FolioAdded { index, .. } => self.added.push(index),
-                _ => {}
-            }
-        }
-    }
-}
-
 /// How many samples plots get at most.
 pub const MAX_SAMPLES: u64 = 4096;
 /// How many density buckets the scrubber gets.
@@ -148,11 +109,11 @@ pub struct TimelineBuilder {
     marks: [MarkRuns; 3],
     density: Vec<u32>,
     origins: Origins,
-    /// The last access's events and what they did, kept from call to
-    /// call: a build in lockstep advances one access at a time, and fresh
-    /// buffers for each cost more allocation than the access's model.
-    events: Vec<Event>,
-    rec: Recorded,
+    /// What the last access did, kept from call to call: a build in
+    /// lockstep advances one access at a time, and a fresh buffer of
+    /// added folios for each costs more allocation than the access's
+    /// model.
+    log: EventLog,
 }
 
 impl TimelineBuilder {
@@ -183,8 +144,7 @@ impl TimelineBuilder {
             density: vec![0u32; len.div_ceil(bucket) as usize],
             origins: Origins::default(),
             sim,
-            events: Vec::new(),
-            rec: Recorded::default(),
+            log: EventLog::notes_only(),
         }
     }
 
@@ -214,24 +174,21 @@ impl TimelineBuilder {
     /// Runs up to `steps` more accesses; returns whether the scenario is
     /// over. Call it until it returns true, then [`TimelineBuilder::finish`].
     pub fn advance(&mut self, steps: u64) -> bool {
-        let mut events = std::mem::take(&mut self.events);
-        let mut rec = std::mem::take(&mut self.rec);
+        let mut log = std::mem::take(&mut self.log);
         let from = self.done();
         for k in from..from.saturating_add(steps).min(self.len) {
-            events.clear();
-            self.sim.step(&mut events);
-            rec.read(&events);
-            self.record(k, &rec);
+            log.clear();
+            self.sim.step(&mut log);
+            self.record(k, log.notes());
         }
-        self.events = events;
-        self.rec = rec;
+        self.log = log;
         self.sim.is_done()
     }
 
     /// Notes what access `k` (0-based) did, and takes a checkpoint after
     /// it when one is due.
     #[inline]
-    fn record(&mut self, k: u64, rec: &Recorded) {
+    fn record(&mut self, k: u64, rec: &AccessNotes) {
         let done = k + 1;
         let len = self.len;
         self.origins.note(done, &rec.added);
@@ -579,15 +536,15 @@ impl Timeline {
             self.restore_at(sim, quiet_to);
         }
         sim.run_to(quiet_to, &mut NoEvents);
-        // The logged accesses collect into one reused `Vec<Event>` rather
+        // The logged accesses collect into one reused `EventLog` rather
         // than a sink per caller's closure: every sink type is another
         // copy of the whole model in the app's wasm, and a few accesses'
         // events cost nothing to buffer.
-        let mut events = Vec::new();
+        let mut events = EventLog::new();
         while sim.step_count() < step {
             let access = sim.step_count() + 1;
             sim.step(&mut events);
-            for e in events.drain(..) {
+            for e in events.drain() {
                 log(access, e);
             }
         }
@@ -600,9 +557,9 @@ impl Timeline {
             return Vec::new();
         }
         let mut sim = self.simulation_at(step - 1);
-        let mut events = Vec::new();
+        let mut events = EventLog::new();
         sim.step(&mut events);
-        events
+        events.take()
     }
 
     /// The access (1-based) at or before `step` that added the folio at

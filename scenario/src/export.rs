@@ -9,7 +9,7 @@
 //! it. It is kept short instead: parameters at their defaults (or at the
 //! preset's) are left out.
 
-use folioscope_core::{NoEvents, Simulation, Summary, Timeline};
+use folioscope_core::{EventLog, NoEvents, Simulation, Summary, Timeline};
 
 use crate::link::{to_link, View};
 use crate::params::PARAMS;
@@ -35,15 +35,16 @@ struct Side {
 }
 
 /// Runs one access and adds its events to `out` as `#access line`
-/// strings. The events go through a `Vec<Event>`, a sink the app's wasm
-/// has anyway, rather than a sink of this crate's own: each sink type is
-/// another copy of the model there.
+/// strings. The events go through the core's `EventLog`, a sink the
+/// app's wasm has anyway, rather than a sink of this crate's own: each
+/// sink type is another copy of the model there.
 fn step_lines(sim: &mut Simulation, out: &mut Vec<String>) {
     let access = sim.step_count() + 1;
-    let mut events = Vec::new();
+    let mut events = EventLog::new();
     sim.step(&mut events);
     out.extend(
         events
+            .events()
             .iter()
             .map(|e| format!("#{access} {}", event_line(e))),
     );

@@ -5,7 +5,7 @@
 //! first access after which the folio adds, readahead calls and removals
 //! part. The end state, where the recording measured it, is held too.
 
-use folioscope_core::{Event, Simulation, Summary, Tracepoint};
+use folioscope_core::{Event, EventLog, Simulation, Summary, Tracepoint};
 use folioscope_scenario::event_check::{check_steps, is_compared};
 use folioscope_scenario::{Report, Scenario};
 use yew::prelude::*;
@@ -57,11 +57,11 @@ async fn check(
     let cfg = scenario.config().ok()?;
     let mut sim = Simulation::new(cfg.clone());
     // The model's compared tracepoints, each with the access it came in.
-    // The sink is a plain vector of events, as the timeline's own, so
-    // that the model is not compiled for one more sink type (each is a
-    // copy of the whole model in the wasm).
+    // The sink is the core's `EventLog`, as the timeline's own, so that
+    // the model is not compiled for one more sink type (each is a copy of
+    // the whole model in the wasm).
     let mut numbered: Vec<(u64, Tracepoint)> = Vec::new();
-    let mut events: Vec<Event> = Vec::new();
+    let mut events = EventLog::new();
     while !sim.is_done() {
         next_frame().await;
         if !still_wanted() {
@@ -75,7 +75,7 @@ async fn check(
                     break;
                 }
                 let access = sim.step_count();
-                numbered.extend(events.iter().filter_map(|e| match e {
+                numbered.extend(events.events().iter().filter_map(|e| match e {
                     Event::Tracepoint(tp) if is_compared(tp) => Some((access, *tp)),
                     _ => None,
                 }));
