@@ -456,18 +456,14 @@ impl Mapping {
         if from >= to {
             return 0;
         }
-        let (first, last) = ((from / 64) as usize, ((to - 1) / 64) as usize);
+        let pte = &self.pte.as_slice()[(from / 64) as usize..=((to - 1) / 64) as usize];
         let head = u64::MAX << (from % 64);
         let tail = u64::MAX >> (63 - (to - 1) % 64);
-        if first == last {
-            return (self.pte[first] & head & tail).count_ones() as u64;
-        }
-        let whole: u32 = self.pte.as_slice()[first + 1..last]
-            .iter()
-            .map(|w| w.count_ones())
-            .sum();
-        ((self.pte[first] & head).count_ones() + whole + (self.pte[last] & tail).count_ones())
-            as u64
+        let [first, middle @ .., last] = pte else {
+            return (pte[0] & head & tail).count_ones() as u64;
+        };
+        let whole: u32 = middle.iter().map(|w| w.count_ones()).sum();
+        ((first & head).count_ones() + whole + (last & tail).count_ones()) as u64
     }
 
     /// Whether any page of the range has a translation.
