@@ -1,5 +1,6 @@
-//! The file strip as pixels: one RGBA buffer for a range of pages, drawn
-//! with one `put_image_data`. Each pixel column is a bin of pages (the
+//! The file strip as pixels: one RGBA buffer for a range of pages, put on
+//! the canvas with `put_image_data` (only the columns painted since the
+//! last put: [`Raster::take_dirty`]). Each pixel column is a bin of pages (the
 //! core's [`Bin`]), and every band shows how much of the bin is in each
 //! state by height, so a column covering thousands of pages says how many
 //! of them are cached, not only whether one is. Bands, top to bottom:
@@ -60,6 +61,8 @@ pub struct Raster {
     /// The span and palette the pixels were painted for.
     painted: Option<(Span, Palette)>,
     columns: Vec<Option<Column>>,
+    /// The first and last columns painted since [`Raster::take_dirty`].
+    dirty: Option<(u32, u32)>,
 }
 
 /// Everything column `x`'s pixels depend on: painting one is a function
@@ -106,6 +109,18 @@ pub fn render(
 }
 
 impl Raster {
+    /// The first and last columns painted since the last call, if any:
+    /// what the canvas lacks of these pixels.
+    pub fn take_dirty(&mut self) -> Option<(u32, u32)> {
+        self.dirty.take()
+    }
+
+    /// Forgets what was painted, for a canvas drawn over by other means:
+    /// the next paint paints every column.
+    pub fn forget(&mut self) {
+        self.painted = None;
+    }
+
     /// Paints `bins`, one per pixel column of `span`, with the readahead
     /// window of `ra` and `marks`, over what the last call painted.
     pub fn paint(
@@ -127,6 +142,7 @@ impl Raster {
             self.columns.clear();
             self.columns.resize(w as usize, None);
             self.painted = Some((span, p.clone()));
+            self.dirty = Some((0, w - 1));
         }
         let cursor_bin = marks.cursor.and_then(|page| span.bin_of(page));
         let edges = span.pages() > 0 && span.bins as u64 >= EDGE_MIN_PX * span.pages();
@@ -163,6 +179,7 @@ impl Raster {
                 continue;
             }
             self.columns[x as usize] = key;
+            self.dirty = Some(self.dirty.map_or((x, x), |(a, b)| (a.min(x), b.max(x))));
             let col = match (column, cursor) {
                 (_, Some(rgb)) => [rgb; HEIGHT as usize],
                 (Some(c), None) => {
@@ -492,7 +509,8 @@ mod tests {
 
     /// A raster kept from frame to frame, each frame changing a few bins,
     /// the cursor, the readahead window or the first kernel's bins, holds
-    /// what a raster painted afresh holds.
+    /// what a raster painted afresh holds; and so does a canvas that is
+    /// given only the columns it reports painted (`take_dirty`).
     #[test]
     fn a_kept_raster_paints_what_a_fresh_one_does() {
         let p = palette::style_sheet().unwrap();
@@ -512,6 +530,8 @@ mod tests {
             let mut bins = vec![Bin::default(); w as usize - r(3) as usize];
             let mut reference = bins.clone();
             let mut kept = Raster::default();
+            let stride = w as usize * 4;
+            let mut canvas = vec![0u8; stride * HEIGHT as usize];
             for frame in 0..100 {
                 for _ in 0..r(6) {
                     let i = r(bins.len() as u32) as usize;
@@ -539,6 +559,16 @@ mod tests {
                 let mut fresh = Vec::new();
                 paint(&bins, span, ra, marks, &p, &mut fresh);
                 assert!(kept.rgba == fresh, "{span:?}, frame {frame}");
+                if let Some((x0, x1)) = kept.take_dirty() {
+                    let cols = x0 as usize * 4..(x1 as usize + 1) * 4;
+                    for (to, from) in canvas
+                        .chunks_exact_mut(stride)
+                        .zip(fresh.chunks_exact(stride))
+                    {
+                        to[cols.clone()].copy_from_slice(&from[cols.clone()]);
+                    }
+                }
+                assert!(canvas == fresh, "the canvas: {span:?}, frame {frame}");
             }
         }
     }

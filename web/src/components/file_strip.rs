@@ -52,6 +52,13 @@ fn wheel_factor(e: &WheelEvent) -> f64 {
 #[derive(Default)]
 struct Buffers {
     raster: strip::Raster,
+    /// The canvas the raster's columns were last put on, and whether page
+    /// indices were written over them: only on that canvas, unwritten,
+    /// are the columns not painted since already there.
+    canvas: Option<HtmlCanvasElement>,
+    labelled: bool,
+    /// The painted columns' pixels, row by row, for a partial put.
+    patch: Vec<u8>,
 }
 
 fn canvas_width(canvas: &HtmlCanvasElement) -> u32 {
@@ -154,7 +161,10 @@ pub fn FileStrip(props: &StripProps) -> Html {
                 *w,
                 side,
             ),
-            None => draw_waiting(&canvas_ref, *w),
+            None => {
+                buffers.borrow_mut().raster.forget();
+                draw_waiting(&canvas_ref, *w)
+            }
         });
     }
 
@@ -336,6 +346,23 @@ pub fn FileStrip(props: &StripProps) -> Html {
     }
 }
 
+/// Puts columns `x0..=x1` of the raster, `w` columns wide, on the canvas.
+fn put_columns(ctx: &CanvasRenderingContext2d, b: &mut Buffers, w: u32, x0: u32, x1: u32) {
+    let img = if x0 == 0 && x1 + 1 == w {
+        ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.raster.rgba), w, strip::HEIGHT)
+    } else {
+        let (from, to) = (x0 as usize * 4, (x1 as usize + 1) * 4);
+        b.patch.clear();
+        for row in b.raster.rgba.chunks_exact(w as usize * 4) {
+            b.patch.extend_from_slice(&row[from..to]);
+        }
+        ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.patch), x1 - x0 + 1, strip::HEIGHT)
+    };
+    if let Ok(img) = img {
+        let _ = ctx.put_image_data(&img, x0 as f64, 0.0);
+    }
+}
+
 /// The strip while the model is built: its size, in the colour of
 /// uncached pages.
 fn draw_waiting(canvas_ref: &NodeRef, width: u32) {
@@ -456,17 +483,28 @@ fn draw(
             }
         }
     });
-    if let Ok(img) =
-        ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.raster.rgba), w, strip::HEIGHT)
-    {
-        let _ = ctx.put_image_data(&img, 0.0, 0.0);
-    }
     // Page indices once single pages are wide enough to hold the longest
     // (about 6 px a digit at 10 px), at the foot of the folio band, in
     // black or white after what is under them.
     let pages = view.pages();
     let digits = view.end.max(1).ilog10() as u64 + 1;
-    if pages > 0 && (w as u64) / pages >= 6 * digits + 6 {
+    let labels = pages > 0 && (w as u64) / pages >= 6 * digits + 6;
+    // Only the columns painted since the last put go to the canvas: a
+    // frame of play changes a few of a thousand. The whole raster goes on
+    // a new canvas and under page indices, which span columns.
+    let dirty = b.raster.take_dirty();
+    let same = b.canvas.as_ref().is_some_and(|c| c == &canvas);
+    let put = if same && !labels && !b.labelled {
+        dirty
+    } else {
+        Some((0, w - 1))
+    };
+    b.canvas = Some(canvas.clone());
+    b.labelled = labels;
+    if let Some((x0, x1)) = put {
+        put_columns(&ctx, &mut b, w, x0, x1);
+    }
+    if labels {
         ctx.set_font("10px sans-serif");
         let y = strip::FOLIO_BOTTOM - 3;
         for p in view.first..view.end {
