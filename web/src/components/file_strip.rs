@@ -143,6 +143,21 @@ pub fn FileStrip(props: &StripProps) -> Html {
         });
     }
 
+    // A canvas whose context was lost comes back blank: the next draw
+    // puts the whole raster, not only the columns it paints.
+    {
+        let canvas_ref = canvas_ref.clone();
+        let buffers = buffers.clone();
+        use_effect_with((), move |_| {
+            let listener = canvas_ref.get().map(|c| {
+                gloo::events::EventListener::new(&c, "contextrestored", move |_| {
+                    buffers.borrow_mut().raster.forget()
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
     // Draw after every change of what the strip shows, or of its size.
     {
         let canvas_ref = canvas_ref.clone();
