@@ -52,11 +52,9 @@ fn wheel_factor(e: &WheelEvent) -> f64 {
 #[derive(Default)]
 struct Buffers {
     raster: strip::Raster,
-    /// The canvas the raster's columns were last put on, and whether page
-    /// indices were written over them: only on that canvas, unwritten,
-    /// are the columns not painted since already there.
+    /// The canvas the raster's columns were last put on: only there are
+    /// the columns not painted since already drawn.
     canvas: Option<HtmlCanvasElement>,
-    labelled: bool,
     /// The painted columns' pixels, row by row, for a partial put.
     patch: Vec<u8>,
 }
@@ -506,16 +504,17 @@ fn draw(
     let labels = pages > 0 && (w as u64) / pages >= 6 * digits + 6;
     // Only the columns painted since the last put go to the canvas: a
     // frame of play changes a few of a thousand. The whole raster goes on
-    // a new canvas and under page indices, which span columns.
+    // a new canvas and under page indices, which span columns. (Indices
+    // written last time and not now mean another span, which the raster
+    // paints whole.)
     let dirty = b.raster.take_dirty();
     let same = b.canvas.as_ref().is_some_and(|c| c == &canvas);
-    let put = if same && !labels && !b.labelled {
+    let put = if same && !labels {
         dirty
     } else {
         Some((0, w - 1))
     };
     b.canvas = Some(canvas.clone());
-    b.labelled = labels;
     if let Some((x0, x1)) = put {
         put_columns(&ctx, &mut b, w, x0, x1);
     }
