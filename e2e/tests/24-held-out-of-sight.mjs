@@ -2,7 +2,8 @@
 // timeline that are out of sight stay at the step they show
 // (web/src/components/held_out_of_sight.rs): in sight they follow every
 // frame, out of sight they wait, and they catch up when they come into
-// sight or once the view stands still (SETTLE_MS, 120 ms).
+// sight or once the view stands still (SETTLE_MS, 120 ms). Above the ra
+// panels, the kernels' names alone in sight do not count.
 export async function run({ newPage, expect, expectEq }) {
   const page = await newPage();
   const read = () => page.evaluate(() => ({
@@ -61,6 +62,29 @@ export async function run({ newPage, expect, expectEq }) {
   s = await read();
   expect(s.counters > 2234, `in sight the counters caught up (${JSON.stringify(s)})`);
   expectEq(s.counters, s.scrubber, 'in sight the counters show the strips\' step while playing');
+
+  // Only the kernels' names over the panels in sight: they are the same
+  // at every step, so the counters wait as if out of sight; with a few
+  // pixels of the first panel in sight they follow again.
+  const showPanelTop = (px) => page.evaluate((px) => {
+    const block = document.querySelector('[data-testid="step"]').closest('.held');
+    const panel = block.querySelector('.panel');
+    window.scrollBy(0, panel.getBoundingClientRect().top - innerHeight + px);
+    return { block: block.getBoundingClientRect().top, panel: panel.getBoundingClientRect().top, height: innerHeight };
+  }, px);
+  let at = await showPanelTop(-4);
+  expect(at.block < at.height && at.panel > at.height, `the panels' heading alone is in sight (${JSON.stringify(at)})`);
+  await frames(10);
+  const before = await read();
+  await frames(10);
+  s = await read();
+  expect(s.scrubber > before.scrubber && s.counters === before.counters,
+    `under a heading in sight the counters wait while playing (${JSON.stringify([before, s])})`);
+  at = await showPanelTop(6);
+  expect(at.panel < at.height, `the first panel is in sight (${JSON.stringify(at)})`);
+  await frames(4);
+  s = await read();
+  expectEq(s.counters, s.scrubber, 'with the first panel in sight the counters follow while playing');
 
   // Out of sight again, then paused: they catch up with the pause.
   await page.evaluate(() => window.scrollTo(0, 0));

@@ -208,7 +208,9 @@ fn Frame() -> Html {
                     if setup.recording.is_some() { <RealStrip /> }
                     { for compared(compared_n).map(|side| html! { <FileStrip {side} /> }) }
                     <Controls />
-                    <HeldOutOfSight><RaRow /></HeldOutOfSight>
+                    // Under the kernels' names, the file_ra_state panel
+                    // is the first figure that follows the step.
+                    <HeldOutOfSight live=".panel"><RaRow /></HeldOutOfSight>
                     // Presenter mode shows no more than fits one screen.
                     if !presenter { <WhatIfPanel /> }
                     <div class="panel-toggles" hidden={presenter}>

@@ -2,8 +2,8 @@
 //! page's address and history, the play loop, the keyboard, a dropped
 //! recording or probe report, a recording in the page's link, the event
 //! check of a recording, the placing of a seed preset's story, the
-//! rehearsal of a jump after load; whether an element is in sight, and a
-//! value once it has stood still.
+//! rehearsal of a jump after load; whether an element is in sight (or
+//! still below it), and a value once it has stood still.
 
 mod use_build;
 mod use_file_drop;
@@ -20,7 +20,7 @@ mod use_warm_up;
 pub use use_build::use_build;
 pub use use_file_drop::use_file_drop;
 pub use use_history::use_history;
-pub use use_in_sight::use_in_sight;
+pub use use_in_sight::{use_below_sight, use_in_sight};
 pub use use_keys::{use_keys, Keys};
 pub use use_play::use_play;
 pub use use_real_check::use_real_check;

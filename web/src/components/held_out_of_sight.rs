@@ -9,11 +9,18 @@
 //! (a drag of the scrubber, keys held down). So what a screen reader or
 //! a find in the page reads is the step on screen whenever the view
 //! stands still. A new view (other timelines) always reaches it at once.
+//!
+//! A block whose top shows the same at every step (the kernels' names
+//! over the ra panels) names its first element that follows the step:
+//! while that is still below the viewport, the block is out of sight
+//! even if its heading shows. At 1440×900 the 16 GiB comparison's panels
+//! show just their heading, and following them cost a frame of play
+//! about as much as the rest of the page.
 
 use yew::prelude::*;
 
 use crate::context::{use_moment, use_setup, Moment, Setup};
-use crate::hooks::{use_in_sight, use_still};
+use crate::hooks::{use_below_sight, use_in_sight, use_still};
 
 /// How long the view stands still before a block out of sight catches
 /// up: longer than a frame or two between the jumps of a drag, short
@@ -27,6 +34,10 @@ pub struct Props {
     pub class: Classes,
     #[prop_or_default]
     pub testid: Option<AttrValue>,
+    /// The selector of the block's first element whose content follows
+    /// the step; everything above it is the same at every step.
+    #[prop_or_default]
+    pub live: Option<&'static str>,
     pub children: Html,
 }
 
@@ -42,6 +53,8 @@ pub fn HeldOutOfSight(props: &Props) -> Html {
     let setup = use_setup();
     let node = use_node_ref();
     let in_sight = use_in_sight(&node, "0px");
+    let live_below = use_below_sight(&node, props.live);
+    let in_sight = in_sight && !live_below;
     let now = (setup.built.clone(), moment.clone());
     let still = use_still(&now, SETTLE_MS);
     let shown = use_mut_ref(|| (setup.clone(), moment.clone()));
