@@ -1,6 +1,10 @@
 //! A rehearsal, once after load, of the work a jump does. The browser
 //! compiles and optimises wasm code when it first runs; without this, the
-//! user's first jump pays for that and takes two frames.
+//! user's first jump pays for that and takes two frames. Measured on
+//! 2026-12-03 (a jump 1.5 s after the view was ready, to 3/8 of the run,
+//! from input to the next frame; 8 loads each, built dists alternating):
+//! median 16.9 ms with the rehearsal, 30.2 ms without; the second jump
+//! took 21.7 and 23.5 ms.
 //!
 //! The rehearsal is real jumps, within one task: to a step restored from
 //! a checkpoint, to the end, and back. Every render happens before the
