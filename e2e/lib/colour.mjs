@@ -3,11 +3,14 @@
 // (2009) at severity 1.0, applied in linear sRGB, and the CIEDE2000
 // difference between two colours as seen.
 
-/// `rgb(r, g, b)`, `rgba(...)` or `#rrggbb` as [r, g, b] in 0..255.
+/// `rgb(r, g, b)`, `rgba(...)`, `#rrggbb` or `#rgb` (the minified style
+/// sheet's short form) as [r, g, b] in 0..255.
 export function parse(css) {
   const s = css.trim();
   let m = s.match(/^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i);
   if (m) return [1, 2, 3].map((i) => parseInt(m[i], 16));
+  m = s.match(/^#([0-9a-f])([0-9a-f])([0-9a-f])$/i);
+  if (m) return [1, 2, 3].map((i) => parseInt(m[i] + m[i], 16));
   m = s.match(/^rgba?\(\s*(\d+)[\s,]+(\d+)[\s,]+(\d+)/i);
   if (m) return [1, 2, 3].map((i) => Number(m[i]));
   throw new Error(`not a colour the palette test reads: ${css}`);

@@ -8,6 +8,7 @@
 // work differs; the plots' legend names each kernel's line. At 1400×900
 // and 1024×768.
 import path from 'node:path';
+import { parse } from '../lib/colour.mjs';
 
 const KERNELS = ['v7.4-rc2', 'v7.4-rc2+desc-ra', 'v7.4-rc2-before-0b9c0aeba938'];
 
@@ -57,15 +58,14 @@ export async function run({ newPage, expect, expectEq, text, cli, shot, outDir }
     expect(Number(zoom[1]) <= lo && Number(zoom[2]) >= hi && Number(zoom[2]) - Number(zoom[1]) < 4 * (hi - lo + 1), `${size}: zoomed to them: ${zoom[0]}`);
     // Marked under the compared strip, in the style sheet's colour, and
     // under no other.
-    const marked = (id) => page.evaluate((id) => {
+    const differs = parse(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--differs')));
+    const marked = (id) => page.evaluate(([id, rgb]) => {
       const c = document.querySelector(`[data-testid="${id}"]`);
-      const want = getComputedStyle(document.documentElement).getPropertyValue('--differs').trim();
-      const rgb = [1, 3, 5].map((i) => parseInt(want.slice(i, i + 2), 16));
       const px = c.getContext('2d').getImageData(0, 62, c.width, 1).data;
       let n = 0;
       for (let i = 0; i < px.length; i += 4) n += px[i] === rgb[0] && px[i + 1] === rgb[1] && px[i + 2] === rgb[2];
       return n / c.width;
-    }, id);
+    }, [id, differs]);
     const [ma, mb, mc] = [await marked('strip'), await marked('strip-b'), await marked('strip-c')];
     expect(ma === 0 && mc === 0, `${size}: no marks under the first strip (${ma}) or the one that has not parted (${mc})`);
     expect(mb > 0.3, `${size}: the differing pages marked under ${KERNELS[1]} (${(mb * 100).toFixed(0)}% of the width)`);

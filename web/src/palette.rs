@@ -48,8 +48,12 @@ impl Palette {
     pub fn read(get: impl Fn(&str) -> String) -> Result<Palette, String> {
         let colour = |name: &str| {
             let v = get(name);
-            parse(&v)
-                .ok_or_else(|| format!("style sheet colour {name}: '{}' is not #rrggbb", v.trim()))
+            parse(&v).ok_or_else(|| {
+                format!(
+                    "style sheet colour {name}: '{}' is not #rrggbb or #rgb",
+                    v.trim()
+                )
+            })
         };
         let mut orders = [[0; 3]; ORDERS];
         for (o, c) in orders.iter_mut().enumerate() {
@@ -80,14 +84,20 @@ impl Palette {
     }
 }
 
-/// `#rrggbb`, as RGB.
+/// `#rrggbb`, or its short form `#rgb` (the built style sheet is
+/// minified, which writes `#ffffff` as `#fff`), as RGB.
 fn parse(css: &str) -> Option<[u8; 3]> {
     let hex = css.trim().strip_prefix('#')?;
-    if hex.len() != 6 {
-        return None;
-    }
-    let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
-    Some([byte(0)?, byte(2)?, byte(4)?])
+    let digits = match hex.len() {
+        3 => 1,
+        6 => 2,
+        _ => return None,
+    };
+    let channel = |i: usize| {
+        let v = u8::from_str_radix(hex.get(i * digits..(i + 1) * digits)?, 16).ok()?;
+        Some(if digits == 1 { v * 17 } else { v })
+    };
+    Some([channel(0)?, channel(1)?, channel(2)?])
 }
 
 /// `rgb(r,g,b)` for an inline style.
@@ -170,9 +180,12 @@ mod tests {
         });
         assert_eq!(
             e.unwrap_err(),
-            "style sheet colour --shadow: 'red' is not #rrggbb"
+            "style sheet colour --shadow: 'red' is not #rrggbb or #rgb"
         );
         assert_eq!(parse(" #0a0B0c "), Some([10, 11, 12]));
         assert_eq!(parse("#0a0b0"), None);
+        assert_eq!(parse("#c0F"), Some([204, 0, 255]));
+        assert_eq!(parse("#0a0b"), None);
+        assert_eq!(parse("#g00"), None);
     }
 }
