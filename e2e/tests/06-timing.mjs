@@ -11,29 +11,11 @@
 // bench`, which reads that file, not in tests.
 import fs from 'node:fs';
 import path from 'node:path';
-
-async function traced(page, fn) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Tracing.start', { categories: 'toplevel,devtools.timeline', transferMode: 'ReturnAsStream' });
-  const result = await page.evaluate(fn);
-  const done = new Promise((res) => cdp.once('Tracing.tracingComplete', res));
-  await cdp.send('Tracing.end');
-  const { stream } = await done;
-  let data = '';
-  for (;;) {
-    const { data: d, eof } = await cdp.send('IO.read', { handle: stream });
-    data += d;
-    if (eof) break;
-  }
-  await cdp.send('IO.close', { handle: stream });
-  const parsed = JSON.parse(data);
-  return { result, events: parsed.traceEvents || parsed };
-}
+import { BIG, onMainThread, traced } from '../lib/trace.mjs';
 
 /// Main-thread work between consecutive console.timeStamp marks, in ms.
 function workBetweenMarks(events, mark) {
-  const main = events.find((e) => e.name === 'thread_name' && e.args && e.args.name === 'CrRendererMain');
-  const onMain = events.filter((e) => main && e.tid === main.tid && e.pid === main.pid);
+  const onMain = onMainThread(events);
   const marks = onMain.filter((e) => e.name === 'TimeStamp' && e.args.data && e.args.data.message === mark).map((e) => e.ts);
   const end = onMain.filter((e) => e.name === 'TimeStamp' && e.args.data && e.args.data.message === 'end').map((e) => e.ts);
   const bounds = [...marks, ...end];
@@ -61,8 +43,6 @@ function workBetweenMarks(events, mark) {
 const q = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
 const r1 = (v) => Math.round(v * 10) / 10;
 
-/// The 16 GiB comparison, as `folioscope link` writes it.
-const BIG = '?v=1&kernel=v7.4-rc2,v7.4-rc2+desc-ra&size=16G&madvise=hugepage&pattern=random:1:1';
 
 /// When the page first showed its view built, and its first paint, in ms
 /// from navigation.
