@@ -66,6 +66,6 @@ export async function run({ newPage, expect, log }) {
     const whole = roots.filter((r) => r.some((root) => root.nodeName === '#document')).length;
     log(`${name}: ${roots.length} layouts in ${FRAMES} frames of play, ${whole} of the whole document`);
     expect(whole === 0, `${name}: no frame of play lays out the whole document (${whole} of ${roots.length} did)`);
-    await page.close();
+    await page.context().close();
   }
 }
