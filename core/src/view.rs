@@ -98,7 +98,7 @@ impl Span {
 }
 
 /// What one bin of a [`Span`] holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, Eq)]
 pub struct Bin {
     /// Pages of uptodate, unlocked folios, by folio order.
     pub by_order: [u32; ORDERS],
@@ -122,6 +122,40 @@ pub struct Bin {
     pub pte_mapped: u32,
     /// Pages under a PMD mapping, in the mapping in use.
     pub pmd_mapped: u32,
+}
+
+/// Field by field, with neither a branch nor a call: the strips compare
+/// each column's bin with the one they painted and with the first
+/// kernel's at every frame, and the derived comparison called `memcmp`
+/// for the orders in the app's wasm, a byte loop there.
+impl PartialEq for Bin {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        // Named in full, so that a field added to the bin is compared.
+        let Bin {
+            by_order,
+            resident,
+            locked,
+            not_uptodate,
+            readahead,
+            heads,
+            shadows,
+            pte_mapped,
+            pmd_mapped,
+        } = *self;
+        let mut differ = (resident ^ other.resident)
+            | (locked ^ other.locked)
+            | (not_uptodate ^ other.not_uptodate)
+            | (readahead ^ other.readahead)
+            | (heads ^ other.heads)
+            | (shadows ^ other.shadows)
+            | (pte_mapped ^ other.pte_mapped)
+            | (pmd_mapped ^ other.pmd_mapped);
+        for (a, b) in by_order.iter().zip(&other.by_order) {
+            differ |= a ^ b;
+        }
+        differ == 0
+    }
 }
 
 impl Bin {
@@ -1111,6 +1145,44 @@ impl Machine {
 mod tests {
     use super::*;
     use crate::{Config, Madvise, NoEvents, Pattern, Scenario, Simulation};
+
+    #[test]
+    fn bins_differ_when_any_field_does() {
+        let base = Bin {
+            by_order: [3; ORDERS],
+            resident: 1,
+            locked: 2,
+            not_uptodate: 3,
+            readahead: 4,
+            heads: 5,
+            shadows: 6,
+            pte_mapped: 7,
+            pmd_mapped: 8,
+        };
+        let copy = base;
+        assert_eq!(base, copy);
+        let changes: [fn(&mut Bin); 9] = [
+            |b| b.resident += 1,
+            |b| b.locked += 1,
+            |b| b.not_uptodate += 1,
+            |b| b.readahead += 1,
+            |b| b.heads += 1,
+            |b| b.shadows += 1,
+            |b| b.pte_mapped += 1,
+            |b| b.pmd_mapped += 1,
+            |b| b.by_order[0] ^= 1 << 31,
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            let mut other = base;
+            change(&mut other);
+            assert_ne!(base, other, "change {i}");
+        }
+        for o in 0..ORDERS {
+            let mut other = base;
+            other.by_order[o] += 1;
+            assert_ne!(base, other, "order {o}");
+        }
+    }
 
     #[test]
     fn a_leaf_place_another_node_holds_now_is_counted_again() {
