@@ -131,34 +131,30 @@ pub struct Bin {
 impl PartialEq for Bin {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        // Named in full, so that a field added to the bin is compared.
-        let Bin {
-            by_order,
-            resident,
-            locked,
-            not_uptodate,
-            readahead,
-            heads,
-            shadows,
-            pte_mapped,
-            pmd_mapped,
-        } = *self;
-        let mut differ = (resident ^ other.resident)
-            | (locked ^ other.locked)
-            | (not_uptodate ^ other.not_uptodate)
-            | (readahead ^ other.readahead)
-            | (heads ^ other.heads)
-            | (shadows ^ other.shadows)
-            | (pte_mapped ^ other.pte_mapped)
-            | (pmd_mapped ^ other.pmd_mapped);
-        for (a, b) in by_order.iter().zip(&other.by_order) {
-            differ |= a ^ b;
-        }
-        differ == 0
+        let differ = |a: &[u32], b: &[u32]| a.iter().zip(b).fold(0, |d, (x, y)| d | (x ^ y));
+        differ(&self.by_order, &other.by_order) | differ(&self.scalars(), &other.scalars()) == 0
     }
 }
 
+/// A field added to the bin must be added to [`Bin::scalars`] too.
+const _: () = assert!(std::mem::size_of::<Bin>() == (ORDERS + 8) * 4);
+
 impl Bin {
+    /// Every count of the bin but the orders.
+    #[inline]
+    fn scalars(&self) -> [u32; 8] {
+        [
+            self.resident,
+            self.locked,
+            self.not_uptodate,
+            self.readahead,
+            self.heads,
+            self.shadows,
+            self.pte_mapped,
+            self.pmd_mapped,
+        ]
+    }
+
     /// Adds `o`'s page and folio counts (not its mapped pages) to these.
     fn add_counts(&mut self, o: &Bin) {
         for (a, b) in self.by_order.iter_mut().zip(o.by_order) {
