@@ -8,8 +8,8 @@
 // `folioscope-ready` mark (the view's timelines built and drawn). The
 // figures are recorded in target/e2e/timing.json (the 16 GiB ones under
 // `16gib`, and its play at 1920×1080, where the ra panels are in sight,
-// under `16gib_1920`), not asserted: speed targets are checked by `cargo xtask
-// bench`, which reads that file, not in tests.
+// under `16gib_1920`), not asserted: speed targets are checked by
+// `cargo xtask bench`, which reads that file, not in tests.
 import fs from 'node:fs';
 import path from 'node:path';
 import { BIG, onMainThread, traced } from '../lib/trace.mjs';
@@ -43,7 +43,6 @@ function workBetweenMarks(events, mark) {
 
 const q = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
 const r1 = (v) => Math.round(v * 10) / 10;
-
 
 /// When the page first showed its view built, and its first paint, in ms
 /// from navigation.
