@@ -526,7 +526,7 @@ proptest! {
     }
 
     #[test]
-    fn a_timelines_density_marks_and_origins_are_its_events(cfg in config()) {
+    fn a_timelines_density_marks_samples_and_origins_are_its_events(cfg in config()) {
         // The build notes each access's events as they go by and keeps
         // none (EventLog::notes_only); held here to the events kept one
         // access at a time and read back.
@@ -537,10 +537,15 @@ proptest! {
         let mut want_density = vec![0u32; density.len()];
         let mut want_marks: [Vec<u64>; 3] = Default::default();
         let mut sim = Simulation::new(cfg);
+        let sample_every = len.div_ceil(crate::timeline::MAX_SAMPLES).max(1);
+        let mut want_samples = vec![crate::timeline::Sample::of(0, sim.machine())];
         let mut log = crate::EventLog::new();
         for k in 0..len {
             log.clear();
             sim.step(&mut log);
+            if (k + 1) % sample_every == 0 || k + 1 == len {
+                want_samples.push(crate::timeline::Sample::of(k + 1, sim.machine()));
+            }
             let events = log.events();
             want_density[(k / bucket) as usize] += events.len() as u32;
             let major = events.iter().any(|e| matches!(e, Event::FaultAccounted { major: true, .. }));
@@ -561,6 +566,7 @@ proptest! {
             }
         }
         prop_assert_eq!(density, &want_density[..]);
+        prop_assert_eq!(timeline.samples(), &want_samples[..]);
         for (i, mark) in crate::Mark::ALL.into_iter().enumerate() {
             prop_assert_eq!(timeline.marks(mark), &want_marks[i][..], "{:?}", mark);
         }

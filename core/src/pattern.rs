@@ -192,7 +192,7 @@ pub enum Pattern {
 impl Pattern {
     /// Checks the pattern against the file; names the field on error.
     pub fn validate(&self, file_size: u64, page: u64) -> Result<(), ConfigError> {
-        let pages = file_size.div_ceil(page);
+        let pages = pages_of(file_size, page);
         match self {
             Pattern::Stride(0) | Pattern::RStride(0) | Pattern::StridePct { n: 0, .. } => {
                 Err(ConfigError::new("pattern", "stride must be at least 1"))
@@ -251,7 +251,7 @@ impl Pattern {
 
     /// How many accesses the pattern makes over a file of `pages` pages.
     pub fn len(&self, file_size: u64, page: u64) -> u64 {
-        let pages = file_size.div_ceil(page);
+        let pages = pages_of(file_size, page);
         match self {
             Pattern::Fwd | Pattern::Rev => pages,
             Pattern::Stride(n) | Pattern::RStride(n) => pages.div_ceil(*n),
@@ -273,21 +273,21 @@ impl Pattern {
 
     /// Access number `k` (0-based); `k` must be below [`Pattern::len`].
     pub fn access(&self, k: u64, file_size: u64, page: u64) -> Access {
-        let pages = file_size.div_ceil(page);
+        let pages = || pages_of(file_size, page);
         match self {
             Pattern::Fwd => Access::Touch { page: k },
             Pattern::Rev => Access::Touch {
-                page: pages - 1 - k,
+                page: pages() - 1 - k,
             },
             Pattern::Stride(n) | Pattern::StridePct { n, .. } => Access::Touch { page: k * n },
             Pattern::RStride(n) => {
-                let count = pages.div_ceil(*n);
+                let count = pages().div_ceil(*n);
                 Access::Touch {
                     page: (count - 1 - k) * n,
                 }
             }
             Pattern::Random { seed, .. } => Access::Touch {
-                page: random_page(*seed, k, pages),
+                page: random_page(*seed, k, pages()),
             },
             Pattern::Read { bs } => {
                 let offset = k * bs;
@@ -434,6 +434,17 @@ pub fn splitmix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The pages of a file of `file_size` bytes, the last one partial. A page
+/// is a power of two, so this is a shift: the division it was took 4% of
+/// the default view's build (perf, native), as it runs once an access.
+fn pages_of(file_size: u64, page: u64) -> u64 {
+    if !page.is_power_of_two() {
+        return file_size.div_ceil(page);
+    }
+    let shift = page.trailing_zeros();
+    (file_size >> shift) + u64::from(file_size & (page - 1) != 0)
+}
+
 /// Draw `k` of the random pattern: a page in `[0, pages)`.
 pub fn random_page(seed: u64, k: u64, pages: u64) -> u64 {
     let z = splitmix64(seed.wrapping_add((k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
@@ -445,6 +456,23 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn pages_are_the_size_rounded_up_to_whole_pages() {
+        for page in [4096u64, 16384, 65536, 3, 1000] {
+            for size in [
+                0,
+                1,
+                page - 1,
+                page,
+                page + 1,
+                10 * page + 5,
+                (64 << 30) + 1,
+            ] {
+                assert_eq!(pages_of(size, page), size.div_ceil(page), "{size} / {page}");
+            }
+        }
+    }
 
     #[test]
     fn lengths_and_ends() {

@@ -36,7 +36,7 @@ pub struct Sample {
 }
 
 impl Sample {
-    fn of(step: u64, m: &Machine) -> Self {
+    pub(crate) fn of(step: u64, m: &Machine) -> Self {
         Sample {
             step,
             major_faults: m.counters.major_faults,
@@ -99,9 +99,18 @@ pub struct TimelineBuilder {
     sim: Simulation,
     len: u64,
     budget_bytes: usize,
+    /// A power of two, so that the test for a checkpoint is a mask.
     interval: u64,
     sample_every: u64,
     bucket: u64,
+    /// The next access count to take a sample at, and the density bucket
+    /// the next access falls in with the access count that starts the one
+    /// after: the builder counts towards them instead of dividing, since
+    /// the divisions of each access's bookkeeping took 5% of the default
+    /// view's build (perf, native).
+    next_sample: u64,
+    bucket_at: usize,
+    next_bucket: u64,
     checkpoints: Vec<Rc<Checkpoint>>,
     stores: Stores,
     checkpoint_bytes: usize,
@@ -126,6 +135,7 @@ impl TimelineBuilder {
         // can be close: a seek replays at most `interval` accesses.
         let interval = (len / 512).max(256).next_power_of_two();
         let bucket = len.div_ceil(DENSITY_BUCKETS).max(1);
+        let sample_every = len.div_ceil(MAX_SAMPLES).max(1);
         let mut stores = Stores::default();
         let first = Rc::new(Checkpoint::take(sim.machine_mut(), &mut stores));
         let samples = vec![Sample::of(0, sim.machine())];
@@ -134,8 +144,11 @@ impl TimelineBuilder {
             len,
             budget_bytes,
             interval,
-            sample_every: len.div_ceil(MAX_SAMPLES).max(1),
+            sample_every,
             bucket,
+            next_sample: sample_every,
+            bucket_at: 0,
+            next_bucket: bucket,
             checkpoint_bytes: first.new_bytes(),
             checkpoints: vec![first],
             stores,
@@ -192,7 +205,12 @@ impl TimelineBuilder {
         let done = k + 1;
         let len = self.len;
         self.origins.note(done, &rec.added);
-        let b = (k / self.bucket) as usize;
+        if k == self.next_bucket {
+            self.bucket_at += 1;
+            self.next_bucket += self.bucket;
+        }
+        debug_assert_eq!(self.bucket_at as u64, k / self.bucket);
+        let b = self.bucket_at;
         self.density[b] = self.density[b].saturating_add(rec.events);
         for (i, hit) in [rec.major, rec.readahead, rec.crossing]
             .into_iter()
@@ -202,10 +220,12 @@ impl TimelineBuilder {
                 self.marks[i].push(done);
             }
         }
-        if done.is_multiple_of(self.sample_every) || done == len {
+        if done == self.next_sample || done == len {
+            self.next_sample += self.sample_every;
             self.samples.push(Sample::of(done, self.sim.machine()));
         }
-        if done.is_multiple_of(self.interval) && done < len {
+        debug_assert!(self.interval.is_power_of_two());
+        if done & (self.interval - 1) == 0 && done < len {
             let cp = Rc::new(Checkpoint::take(self.sim.machine_mut(), &mut self.stores));
             self.checkpoint_bytes += cp.new_bytes();
             self.checkpoints.push(cp);
