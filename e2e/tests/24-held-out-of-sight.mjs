@@ -2,8 +2,9 @@
 // timeline that are out of sight stay at the step they show
 // (web/src/components/held_out_of_sight.rs): in sight they follow every
 // frame, out of sight they wait, and they catch up when they come into
-// sight or once the view stands still (SETTLE_MS, 120 ms). Above the ra
-// panels, the kernels' names alone in sight do not count.
+// sight, as play stops, or once the view stands still after jumps
+// (SETTLE_MS, 120 ms). Above the ra panels, the kernels' names alone in
+// sight do not count.
 export async function run({ newPage, expect, expectEq }) {
   const page = await newPage();
   const read = () => page.evaluate(() => ({
@@ -86,14 +87,15 @@ export async function run({ newPage, expect, expectEq }) {
   s = await read();
   expectEq(s.counters, s.scrubber, 'with the first panel in sight the counters follow while playing');
 
-  // Out of sight again, then paused: they catch up with the pause.
+  // Out of sight again, then paused: they catch up with the pause, on
+  // its frame, not SETTLE_MS later.
   await page.evaluate(() => window.scrollTo(0, 0));
   await frames(10);
   s = await read();
   expect(s.counters < s.scrubber, `out of sight again they wait (${JSON.stringify(s)})`);
   await page.keyboard.press(' ');
-  await page.waitForTimeout(400);
+  await frames(2);
   s = await read();
-  expectEq(s.counters, s.scrubber, 'paused, the counters show the step');
+  expectEq(s.counters, s.scrubber, 'paused, the counters show the step at once');
   await page.context().close();
 }

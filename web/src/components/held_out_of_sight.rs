@@ -4,9 +4,9 @@
 //! more than the strips above them (a default jump's median work went
 //! from 15 ms to 9.5 ms with them held), and work spent on a panel
 //! nobody sees is work the strips wait for. It catches up on the frame it
-//! comes into sight, and once the view has stood still for
-//! [`SETTLE_MS`]: after play stops, or after the last of a run of jumps
-//! (a drag of the scrubber, keys held down). So what a screen reader or
+//! comes into sight, as play stops, and once the view has stood still
+//! for [`SETTLE_MS`] after the last of a run of jumps (a drag of the
+//! scrubber, keys held down). So what a screen reader or
 //! a find in the page reads is the step on screen whenever the view
 //! stands still. A new view (other timelines) always reaches it at once.
 //!
@@ -20,7 +20,7 @@
 
 use yew::prelude::*;
 
-use crate::context::{use_moment, use_setup, Moment, Setup};
+use crate::context::{use_moment, use_setup, use_ui, Moment, Setup};
 use crate::hooks::{use_below_sight, use_in_sight, use_still};
 
 /// How long the view stands still before a block out of sight catches
@@ -58,12 +58,19 @@ pub fn HeldOutOfSight(props: &Props) -> Html {
     let in_sight = in_sight && !live_below;
     let now = (setup.built.clone(), moment.clone());
     let still = use_still(&now, SETTLE_MS);
+    // Play stopping re-renders the blocks' controls: held, they drew the
+    // step they hold, which moved every kernel's seeker back to it and
+    // then forward again for the strips (a log: 20748 -> 0 -> 20748).
+    // They catch up then instead, as they would SETTLE_MS later.
+    let playing = use_ui().playing;
+    let was_playing = use_mut_ref(|| playing);
+    let stopped = std::mem::replace(&mut *was_playing.borrow_mut(), playing) && !playing;
     let shown = use_mut_ref(|| (setup.clone(), moment.clone()));
     let other_view = {
         let s = shown.borrow();
         s.0.built.is_some() && s.0.built != setup.built
     };
-    if in_sight || other_view || still == now {
+    if in_sight || other_view || stopped || still == now {
         *shown.borrow_mut() = (setup.clone(), moment.clone());
     }
     let (shown_setup, shown_moment) = shown.borrow().clone();
