@@ -3,7 +3,6 @@
 //! keeps the same memoised paths skips them; comparing path strings of
 //! hundreds of kilobytes took milliseconds on every step.
 
-use std::fmt::Write;
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -32,10 +31,12 @@ pub fn SvgPaths(props: &SvgPathsProps) -> Html {
 }
 
 /// Appends `v` with `decimals` digits after the point, as `{:.N}` writes
-/// it but rounding halves away from zero: integer formatting of the
-/// scaled value. A view's paths hold tens of thousands of numbers, and
-/// the exact float formatting behind `{:.N}` cost milliseconds of the
-/// render that first draws a built view.
+/// it but rounding halves away from zero: the scaled value's digits, as
+/// integers. A view's paths hold tens of thousands of numbers, and the
+/// exact float formatting behind `{:.N}` cost milliseconds of the render
+/// that first draws a built view; so did `write!` of the integers, the
+/// formatting machinery's own work (8.5 ms of the 16 GiB link's last
+/// 250 ms before it was drawn, in a profile of a load).
 pub fn push_fixed(out: &mut String, v: f64, decimals: u32) {
     let scale = 10u64.pow(decimals);
     let scaled = (v * scale as f64).round();
@@ -43,9 +44,15 @@ pub fn push_fixed(out: &mut String, v: f64, decimals: u32) {
         out.push('-');
     }
     let n = scaled.abs() as u64;
-    let _ = write!(out, "{}", n / scale);
+    let mut digits = itoa::Buffer::new();
+    out.push_str(digits.format(n / scale));
     if decimals > 0 {
-        let _ = write!(out, ".{:0width$}", n % scale, width = decimals as usize);
+        out.push('.');
+        let frac = digits.format(n % scale);
+        for _ in frac.len()..decimals as usize {
+            out.push('0');
+        }
+        out.push_str(frac);
     }
 }
 
