@@ -1,4 +1,5 @@
-//! One scenario, timed: `walk PATTERN MADVISE SIZE_GIB REPEATS [timeline]`.
+//! One scenario, timed: `walk PATTERN MADVISE SIZE_GIB REPEATS [timeline]
+//! [KERNEL]`, the kernel a variant's name (v6.18 when none is given).
 //! Prints the best time in milliseconds, the figures and (on Linux) the
 //! peak resident memory, as one JSON line. With `timeline` it builds the
 //! checkpointed timeline the web app keeps, instead of a bare run. The same
@@ -7,7 +8,9 @@
 
 use std::time::Instant;
 
-use folioscope_core::{Config, Madvise, NoEvents, Pattern, Simulation, Summary, Timeline};
+use folioscope_core::{
+    Config, Kernel, Madvise, NoEvents, Pattern, Simulation, Summary, Timeline, Variant,
+};
 
 /// Peak resident set in KiB, where the platform tells it.
 fn peak_rss_kb() -> Option<u64> {
@@ -41,6 +44,13 @@ fn main() {
         .expect("valid")
         .scenario();
     p.madvise = madvise;
+    if let Some(name) = args.get(6) {
+        let Some(variant) = Variant::by_name(name) else {
+            eprintln!("walk: unknown kernel {name}");
+            std::process::exit(2);
+        };
+        p.kernel = Kernel::from_variant(variant);
+    }
     let cfg = Config::new(p).expect("valid");
     let timeline = arg(5, "") == "timeline";
     let mut best = f64::MAX;
