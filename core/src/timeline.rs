@@ -103,11 +103,11 @@ pub struct TimelineBuilder {
     interval: u64,
     sample_every: u64,
     bucket: u64,
-    /// The next access count to take a sample at, and the density bucket
-    /// the next access falls in with the access count that starts the one
-    /// after: the builder counts towards them instead of dividing, since
-    /// the divisions of each access's bookkeeping took 5% of the default
-    /// view's build (perf, native).
+    /// The access count of the next sample; the density bucket the next
+    /// access falls in, and the access that starts the bucket after it.
+    /// The builder counts towards these instead of dividing at every
+    /// access: those divisions took 5% of the default view's build
+    /// (perf, native).
     next_sample: u64,
     bucket_at: usize,
     next_bucket: u64,

@@ -175,9 +175,10 @@ pub fn bench(real: bool) -> Result<()> {
 
     step("peak memory of the 16 GiB scenarios with the app's timeline");
     // Under 6.18, and under the two kernels of the timing test's 16 GiB
-    // comparison: under 6.18 the random walk reads little ahead, under
-    // those it reads large folios, and the timeline holds checkpoints
-    // of them.
+    // comparison. Under 6.18 the random walk's readahead soon covers the
+    // whole file in large folios (3,435 faults, 1,597 xarray nodes at the
+    // end); under those two it takes 38,521 faults and ends with 32,496
+    // nodes, whose changes the timeline's checkpoints copy.
     for (pattern, madvise, kernel) in [
         ("rev", "sequential", "v6.18"),
         ("random1", "hugepage", "v6.18"),

@@ -6,9 +6,9 @@
 //! nobody sees is work the strips wait for. It catches up on the frame it
 //! comes into sight, as play stops, and once the view has stood still
 //! for [`SETTLE_MS`] after the last of a run of jumps (a drag of the
-//! scrubber, keys held down). So what a screen reader or
-//! a find in the page reads is the step on screen whenever the view
-//! stands still. A new view (other timelines) always reaches it at once.
+//! scrubber, keys held down). So what a screen reader or a find in the
+//! page reads is the step on screen whenever the view stands still. A
+//! new view (other timelines) always reaches it at once.
 //!
 //! A block whose top shows the same at every step (the kernels' names
 //! over the ra panels) names its first element that follows the step:
