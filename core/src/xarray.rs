@@ -590,18 +590,26 @@ impl XArray {
         if (index >> root.shift) > node::XA_CHUNK_MASK {
             return (Entry::Empty, index);
         }
+        // Each level's shift from the root's, as `XaState::load` keeps it:
+        // the slot's load does not wait on the node's header.
+        let mut shift = root.shift;
         loop {
             let n = &self.nodes[node_of(slot) as usize];
-            let mut off = ((index >> n.shift) & node::XA_CHUNK_MASK) as usize;
+            debug_assert_eq!(
+                n.shift, shift,
+                "a child's shift is its parent's less one chunk"
+            );
+            let mut off = ((index >> shift) & node::XA_CHUNK_MASK) as usize;
             slot = n.slots[off];
             if is_sibling(slot) {
                 off = sibling_of(slot);
                 slot = n.slots[off];
             }
             if !is_node(slot) {
-                let start = (index & !node_span_mask(n.shift)) + ((off as u64) << n.shift);
+                let start = (index & !node_span_mask(shift)) + ((off as u64) << shift);
                 return (decode(slot), start);
             }
+            shift -= node::XA_CHUNK_SHIFT;
         }
     }
 
