@@ -3,7 +3,8 @@
 //! recording or probe report, a recording in the page's link, the event
 //! check of a recording, the placing of a seed preset's story, the
 //! rehearsal of a jump after load; whether an element is in sight (or
-//! still below it), and a value once it has stood still.
+//! still below it), a value once it has stood still, and the step drawn
+//! on the scrubber.
 
 mod use_build;
 mod use_file_drop;
@@ -14,6 +15,7 @@ mod use_play;
 mod use_real_check;
 mod use_recording_link;
 mod use_seed_story;
+mod use_step_canvas;
 mod use_still;
 mod use_warm_up;
 
@@ -26,6 +28,7 @@ pub use use_play::use_play;
 pub use use_real_check::use_real_check;
 pub use use_recording_link::use_recording_link;
 pub use use_seed_story::use_seed_story;
+pub use use_step_canvas::{use_step_canvas, StepMark};
 pub use use_still::use_still;
 pub use use_warm_up::use_warm_up;
 

@@ -39,6 +39,9 @@ pub struct Palette {
     pub cursor_edge: [u8; 3],
     /// Pages where the real kernel and the model differ.
     pub differs: [u8; 3],
+    /// The scrubber's track and thumb (`hooks/use_step_canvas.rs`).
+    pub scrubber_track: [u8; 3],
+    pub scrubber_thumb: [u8; 3],
 }
 
 impl Palette {
@@ -74,6 +77,8 @@ impl Palette {
             cursor: colour("--cursor")?,
             cursor_edge: colour("--cursor-edge")?,
             differs: colour("--differs")?,
+            scrubber_track: colour("--scrubber-track")?,
+            scrubber_thumb: colour("--scrubber-thumb")?,
         })
     }
 

@@ -9,6 +9,7 @@ use yew::prelude::*;
 
 use crate::components::svg_paths::{push_fixed, SvgPaths};
 use crate::context::{use_handles, use_moment, use_setup, use_ui};
+use crate::hooks::{use_step_canvas, StepMark};
 use crate::state::Action;
 
 /// The id of the timeline's region, which the page's skip link focuses.
@@ -172,6 +173,8 @@ fn Scrubber(props: &ScrubberProps) -> Html {
             ]
         })
     };
+    let cursor_ref = use_step_canvas(StepMark::DensityCursor, step, setup.len, props.density);
+    let thumb_ref = use_step_canvas(StepMark::RangeThumb, step, setup.len, true);
     let diff = setup
         .built
         .iter()
@@ -180,7 +183,6 @@ fn Scrubber(props: &ScrubberProps) -> Html {
             let x = s as f64 / len as f64 * 1000.0;
             html! { <line x1={format!("{x:.2}")} x2={format!("{x:.2}")} y1="0" y2="26" class="diff-line" /> }
         });
-    let cursor = step as f64 / len as f64 * 1000.0;
     html! {
         <div class="scrubber-wrap">
             <div class="density-box" hidden={!props.density}>
@@ -188,14 +190,17 @@ fn Scrubber(props: &ScrubberProps) -> Html {
                     role="img" aria-label={format!("events over the run, and where each {} is", describe::mark(mark))}>
                     <SvgPaths paths={shapes} />
                 </svg>
-                <svg class="density-cursor" viewBox="0 0 1000 26" preserveAspectRatio="none" aria-hidden="true">
+                <svg class="density-diffs" viewBox="0 0 1000 26" preserveAspectRatio="none" aria-hidden="true">
                     { for diff }
-                    <line x1={format!("{cursor:.2}")} x2={format!("{cursor:.2}")} y1="0" y2="26" class="cursor-line" />
                 </svg>
                 { crate::components::real_strip::real_marks(&setup) }
+                <canvas class="step-canvas density-step" ref={cursor_ref} aria-hidden="true" />
             </div>
-            <input class="scrubber" type="range" min="0" max={setup.len.to_string()} value={step.to_string()}
-                oninput={props.onscrub.clone()} data-testid="scrubber" aria-label="step" />
+            <div class="range-box">
+                <canvas class="step-canvas range-step" ref={thumb_ref} aria-hidden="true" />
+                <input class="scrubber" type="range" min="0" max={setup.len.to_string()} value={step.to_string()}
+                    oninput={props.onscrub.clone()} data-testid="scrubber" aria-label="step" />
+            </div>
         </div>
     }
 }
