@@ -8,6 +8,7 @@
 //! `folioscope-core`, the same code `folioscope run` uses.
 
 mod app;
+mod canvas;
 mod components;
 mod context;
 mod gzip;

@@ -132,11 +132,7 @@ pub fn FileStrip(props: &StripProps) -> Html {
                     }
                 }
             };
-            measure();
-            let listener =
-                gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
-                    measure()
-                });
+            let listener = crate::canvas::measure_on_resize(measure);
             move || drop(listener)
         });
     }
@@ -390,12 +386,7 @@ fn draw_waiting(canvas_ref: &NodeRef, width: u32) {
     if canvas.width() != w {
         canvas.set_width(w);
     }
-    if let Some(ctx) = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-    {
+    if let Some(ctx) = crate::canvas::context_2d(&canvas) {
         ctx.set_fill_style_str(&palette::css(palette::current().uncached));
         ctx.fill_rect(
             0.0,
@@ -431,10 +422,7 @@ fn draw(
     if canvas.width() != w {
         canvas.set_width(w);
     }
-    let Ok(Some(ctx)) = canvas.get_context("2d") else {
-        return;
-    };
-    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else {
+    let Some(ctx) = crate::canvas::context_2d(&canvas) else {
         return;
     };
     let view = Span {

@@ -2,8 +2,8 @@
 //! probe` report: its folio orders and residency, with the pages where the
 //! model differs ticked in red.
 
-use wasm_bindgen::{Clamped, JsCast};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use wasm_bindgen::Clamped;
+use web_sys::{HtmlCanvasElement, ImageData};
 use yew::prelude::*;
 
 use crate::context::{use_handles, use_ui, use_zoom, Zoom};
@@ -64,12 +64,7 @@ fn draw(canvas_ref: &NodeRef, p: &Kept<ProbeOverlay>, zoom: Zoom) {
     if canvas.width() != w {
         canvas.set_width(w);
     }
-    let Some(ctx) = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
+    let Some(ctx) = crate::canvas::context_2d(&canvas) else {
         return;
     };
     let view = Span {

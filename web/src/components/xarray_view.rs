@@ -11,7 +11,6 @@
 use folioscope_core::{NodeView, Slot};
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::file_strip::Side;
@@ -137,8 +136,7 @@ fn NodeSlots(props: &NodeSlotsProps) -> Html {
 fn draw_slots(canvas_ref: &NodeRef, n: &NodeView) {
     let Some(ctx) = canvas_ref
         .cast::<web_sys::HtmlCanvasElement>()
-        .and_then(|c| c.get_context("2d").ok().flatten())
-        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+        .and_then(|c| crate::canvas::context_2d(&c))
     else {
         return;
     };

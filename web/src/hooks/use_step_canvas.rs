@@ -14,10 +14,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
+use crate::canvas::{context_2d, measure_on_resize};
 use crate::palette;
 
 /// What a canvas shows of the step.
@@ -58,12 +58,7 @@ pub fn use_step_canvas(mark: StepMark, step: u64, len: u64, shown: bool) -> Node
         let canvas_ref = canvas_ref.clone();
         let drawn = drawn.clone();
         use_effect_with(shown, move |_| {
-            let measure = move || measure_and_draw(&canvas_ref, &drawn, mark);
-            measure();
-            let listener =
-                gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
-                    measure()
-                });
+            let listener = measure_on_resize(move || measure_and_draw(&canvas_ref, &drawn, mark));
             move || drop(listener)
         });
     }
@@ -106,12 +101,7 @@ fn draw(c: &HtmlCanvasElement, mark: StepMark, Drawn { w, h, at }: Drawn) {
         c.set_width(pw);
         c.set_height(ph);
     }
-    let Some(ctx) = c
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|x| x.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
+    let Some(ctx) = context_2d(c) else {
         return;
     };
     let p = palette::current();
