@@ -116,9 +116,8 @@ fn draw(c: &HtmlCanvasElement, mark: StepMark, Drawn { w, h, at }: Drawn) {
         }
         StepMark::RangeThumb => {
             // The input puts its thumb's left edge at `at` of its width
-            // less the thumb's.
-            // The track is filled in the thumb's colour up to it, as
-            // the browsers draw their own.
+            // less the thumb's; the track is filled in the thumb's colour
+            // up to it, as the browsers draw their own.
             let x = at * (w - THUMB_PX).max(0.0);
             let y = (h - TRACK_PX) / 2.0;
             ctx.set_fill_style_str(&palette::css(p.scrubber_track));
