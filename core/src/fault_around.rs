@@ -28,7 +28,9 @@ use crate::kernel::Patch;
 use crate::machine::Machine;
 use crate::mapping::Pmd;
 use crate::tracepoint::Tracepoint;
-use crate::xarray::{pointer_payload, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
+use crate::xarray::{
+    pointer_test, raw_bits, Entry, XaState, XasNode, XA_CHUNK_SHIFT, XA_CHUNK_SIZE,
+};
 
 /// What mapping one folio (or a window of them) counted towards the mmap
 /// hit check.
@@ -218,24 +220,32 @@ impl Machine {
         // Bit i stands for slot lo + i, page first + i. A page is mapped
         // if its folio is uptodate, neither locked, marked PG_readahead
         // nor poisoned; it counts as an mmap hit if not PG_workingset
-        // either. From the last slot down, shifting each bit in at the
-        // bottom: a scalar loop with no variable shifts.
+        // either. Each slot is tested raw, in one AND and one compare
+        // (which also fails for any entry that is not a folio). From the
+        // last slot down, shifting each bit in at the bottom: a scalar
+        // loop with no variable shifts.
         let busy = FolioFlags::UPTODATE
             .union(FolioFlags::LOCKED)
             .union(FolioFlags::READAHEAD)
             .union(FolioFlags::HWPOISON);
-        let (mut live, mut flags_seen) = (0u64, 0u16);
+        let (mask, ready) = pointer_test(
+            Folio::payload_bits(busy),
+            Folio::payload_bits(FolioFlags::UPTODATE),
+        );
+        let (mut live, mut seen) = (0u64, 0u64);
         for &slot in window.iter().rev() {
-            let flags = Folio::flags_of(pointer_payload(slot)).bits();
-            live = (live << 1) | (flags & busy.bits() == FolioFlags::UPTODATE.bits()) as u64;
-            flags_seen |= flags;
+            live = (live << 1) | (slot & mask == ready) as u64;
+            seen |= slot;
         }
         // PG_workingset is rare (a refault under a memory limit): only a
-        // window that has it is read again for the hits.
+        // window where its bit is seen, in any slot, is read again for
+        // the hits.
         let mut hit = live;
-        if flags_seen & FolioFlags::WORKINGSET.bits() != 0 {
+        let ws_bits = Folio::payload_bits(FolioFlags::WORKINGSET);
+        if seen & raw_bits(ws_bits) != 0 {
+            let (ws_mask, ws) = pointer_test(ws_bits, ws_bits);
             for (i, &slot) in window.iter().enumerate() {
-                if Folio::flags_of(pointer_payload(slot)).contains(FolioFlags::WORKINGSET) {
+                if slot & ws_mask == ws {
                     hit &= !(1u64 << i);
                 }
             }

@@ -133,6 +133,13 @@ impl Folio {
         Folio::decode(index, payload)
     }
 
+    /// The bits `flags` take in a payload: for tests of many payloads at
+    /// once.
+    #[inline]
+    pub(crate) fn payload_bits(flags: FolioFlags) -> u64 {
+        (flags.bits() as u64) << (1 + ORDER_BITS)
+    }
+
     /// The flags packed in a payload (none in a zero payload).
     #[inline]
     pub fn flags_of(payload: u64) -> FolioFlags {

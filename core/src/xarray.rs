@@ -55,7 +55,7 @@ pub(crate) type FrozenNodes = Frozen<Node, NODE_CHUNK>;
 /// Where a timeline's frozen nodes are kept.
 pub(crate) type NodePool = Store<Node, NODE_CHUNK>;
 
-pub use node::{NodeId, MAX_PAYLOAD, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
+pub use node::{pointer_test, raw_bits, NodeId, MAX_PAYLOAD, XA_CHUNK_SHIFT, XA_CHUNK_SIZE};
 
 const XA_CHUNK_MASK_U64: u64 = XA_CHUNK_SIZE as u64 - 1;
 pub use state::{XaState, XasNode};

@@ -54,6 +54,23 @@ pub fn decode(slot: u64) -> Entry {
     }
 }
 
+/// A test of raw slots in one AND and one compare: `slot & mask ==
+/// value` holds for a pointer entry whose payload, masked by
+/// `payload_mask`, is `payload_value`, and for no other slot.
+#[inline]
+pub fn pointer_test(payload_mask: u64, payload_value: u64) -> (u64, u64) {
+    (
+        raw_bits(payload_mask) | TAG_MASK,
+        raw_bits(payload_value) | TAG_POINTER,
+    )
+}
+
+/// Where the bits `payload_bits` of a payload sit in a raw slot.
+#[inline]
+pub fn raw_bits(payload_bits: u64) -> u64 {
+    payload_bits << TAG_BITS
+}
+
 #[inline]
 pub fn is_pointer(slot: u64) -> bool {
     slot & TAG_MASK == TAG_POINTER
