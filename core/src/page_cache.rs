@@ -49,9 +49,12 @@ pub struct AddressSpace {
     pub fingerprint: u64,
 }
 
-/// The hash of one entry, XORed into [`AddressSpace::fingerprint`].
+/// The hash of one entry, XORed into [`AddressSpace::fingerprint`]: the
+/// index spread over all 64 bits by an odd multiplier, the payload XORed
+/// in, then one mix. A mix of the payload first as well cost 2% of a
+/// fault's instructions (a fault hashes an entry four to six times).
 fn entry_hash(index: u64, raw: u64) -> u64 {
-    crate::pattern::splitmix64(index ^ crate::pattern::splitmix64(raw))
+    crate::pattern::splitmix64(index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ raw)
 }
 
 impl AddressSpace {
