@@ -16,6 +16,13 @@ pub struct Simulation {
     len: u64,
 }
 
+/// Accesses per call of a loop that makes many: a wasm engine without
+/// on-stack replacement (V8) runs a loop in the code of the call it is
+/// in, so a run of the whole scenario in one call stays in baseline code
+/// to its end. In the bench's 2 GiB walk under Node, that loop took 1.7%
+/// of the time (0.3% natively); in chunks, 0.7%.
+pub(crate) const RUN_CHUNK: u64 = 4096;
+
 impl Simulation {
     pub fn new(cfg: Config) -> Self {
         let machine = Machine::new(&cfg);
@@ -110,9 +117,21 @@ impl Simulation {
         true
     }
 
-    /// Runs to step `target` (or the end).
+    /// Runs to step `target` (or the end), [`RUN_CHUNK`] accesses a call
+    /// of the loop that makes them.
     pub fn run_to<S: EventSink>(&mut self, target: u64, sink: &mut S) {
-        while self.step < target && self.step(sink) {}
+        let target = target.min(self.len);
+        while self.step < target {
+            let to = target.min(self.step.saturating_add(RUN_CHUNK));
+            self.run_chunk(to, sink);
+        }
+    }
+
+    /// The loop of [`Simulation::run_to`], a call of its own for the
+    /// reason [`Simulation::step`] is one.
+    #[inline(never)]
+    fn run_chunk<S: EventSink>(&mut self, to: u64, sink: &mut S) {
+        while self.step < to && self.step(sink) {}
     }
 
     /// Runs to the end.

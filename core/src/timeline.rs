@@ -251,7 +251,7 @@ impl TimelineBuilder {
     /// The timeline, once [`TimelineBuilder::advance`] returned true; a
     /// build stopped early is run to its end first.
     pub fn finish(mut self) -> Timeline {
-        while !self.advance(u64::MAX) {}
+        while !self.advance(crate::sim::RUN_CHUNK) {}
         // The run's own machine is the end state: moved, not copied, so
         // the build never holds two whole machines at once.
         let (_, end, _) = self.sim.into_parts();
@@ -436,7 +436,7 @@ impl Lockstep {
     /// Each run's timeline (none for a replayed run), and for each run
     /// after the first, the first step after which it and the first part.
     pub fn finish(mut self) -> (Vec<Option<Timeline>>, Vec<Option<u64>>) {
-        while !self.advance(u64::MAX) {}
+        while !self.advance(crate::sim::RUN_CHUNK) {}
         let timelines = self
             .runs
             .into_iter()
