@@ -131,8 +131,17 @@ pub struct Bin {
 impl PartialEq for Bin {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        let differ = |a: &[u32], b: &[u32]| a.iter().zip(b).fold(0, |d, (x, y)| d | (x ^ y));
-        differ(&self.by_order, &other.by_order) | differ(&self.scalars(), &other.scalars()) == 0
+        // Indexed over fixed lengths: a crate built for size (the app)
+        // made the iterators' `zip` and `fold` calls.
+        let (a, b) = (self.scalars(), other.scalars());
+        let mut d = 0;
+        for i in 0..ORDERS {
+            d |= self.by_order[i] ^ other.by_order[i];
+        }
+        for i in 0..a.len() {
+            d |= a[i] ^ b[i];
+        }
+        d == 0
     }
 }
 

@@ -61,6 +61,8 @@ pub struct Raster {
     /// The span and palette the pixels were painted for.
     painted: Option<(Span, Palette)>,
     columns: Vec<Option<Column>>,
+    /// How the readahead window covers each column, at the last paint.
+    windows: Vec<Window>,
     /// The first and last columns painted since [`Raster::take_dirty`].
     dirty: Option<(u32, u32)>,
 }
@@ -151,6 +153,11 @@ impl Raster {
         // paint in the build for size. `segments` writes what it returns.
         let mut segs = [(0u32, [0u8; 3]); ORDERS + 2];
         let stride = w as usize * 4;
+        // How the window covers each column, found once: found column by
+        // column, its divisions were a third of a paint where no column
+        // changes (a frame of play).
+        windows(ra, span, &mut self.windows);
+        let windows = &self.windows[..];
         // A slice, not the Vec: indexing a Vec is a call in this build.
         let rgba = &mut self.rgba[..];
         for x in 0..w {
@@ -160,7 +167,7 @@ impl Raster {
             let column = bins.get(x as usize).map(|&bin| Column {
                 bin,
                 left_cached: edges && left_cached,
-                window: window(ra, span, x),
+                window: windows.get(x as usize).copied().unwrap_or(Window::Outside),
                 differs: marks
                     .reference
                     .and_then(|r| r.get(x as usize))
@@ -217,7 +224,25 @@ pub fn paint(
     *buf = raster.rgba;
 }
 
-/// How `ra`'s window covers the pages of column `x`.
+/// How `ra`'s window covers each column of `span`, into `out`: the
+/// columns that show its pages, and of those, the ones that show its
+/// async part.
+fn windows(ra: Option<FileRaState>, span: Span, out: &mut Vec<Window>) {
+    out.clear();
+    out.resize(span.bins as usize, Window::Outside);
+    let Some(ra) = ra.filter(|ra| ra.size > 0) else {
+        return;
+    };
+    let end = ra.start + ra.size;
+    span.for_each_overlap(ra.start, end, |x, _| out[x] = Window::Sync);
+    if ra.async_size > 0 {
+        span.for_each_overlap(end - ra.async_size, end, |x, _| out[x] = Window::Async);
+    }
+}
+
+/// How `ra`'s window covers the pages of column `x`: [`windows`], column
+/// by column, for the tests.
+#[cfg(test)]
 fn window(ra: Option<FileRaState>, span: Span, x: u32) -> Window {
     let Some(ra) = ra.filter(|ra| ra.size > 0) else {
         return Window::Outside;
@@ -569,6 +594,48 @@ mod tests {
                     }
                 }
                 assert!(canvas == fresh, "the canvas: {span:?}, frame {frame}");
+            }
+        }
+    }
+
+    /// The window's columns found once are those found column by column,
+    /// zoomed out and in past a page a column, for windows inside, across
+    /// and outside the span.
+    #[test]
+    fn windows_are_the_columns_the_window_covers() {
+        let spans = [
+            (0, 1 << 20, 1142),
+            (1000, 1100, 700),
+            (5, 9, 40),
+            (0, 3000, 3000),
+        ];
+        let mut out = Vec::new();
+        for (first, end, bins) in spans {
+            let span = Span { first, end, bins };
+            for (start, size, async_size) in [
+                (0, 0, 0),
+                (0, 32, 32),
+                (1003, 64, 16),
+                (990, 20, 5),
+                (7, 1, 0),
+                (900_000, 2048, 1024),
+                (2_000_000, 512, 512),
+            ] {
+                let ra = FileRaState {
+                    start,
+                    size,
+                    async_size,
+                    ..FileRaState::new(2048)
+                };
+                windows(Some(ra), span, &mut out);
+                for x in 0..bins {
+                    assert!(
+                        out[x as usize] == window(Some(ra), span, x),
+                        "{span:?}, {ra:?}, column {x}"
+                    );
+                }
+                windows(None, span, &mut out);
+                assert!(out.iter().all(|w| *w == Window::Outside));
             }
         }
     }
