@@ -104,7 +104,7 @@ pub(crate) fn encode_slot(entry: Entry) -> u64 {
 /// whose payloads are never 0, as folios' are not, can tell them apart.)
 #[inline]
 pub fn pointer_payload(slot: u64) -> u64 {
-    (slot >> 3) * node::is_pointer(slot) as u64
+    (slot >> node::TAG_BITS) * node::is_pointer(slot) as u64
 }
 
 use node::{

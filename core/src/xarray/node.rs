@@ -18,7 +18,7 @@ pub const XA_MAX_MARKS: usize = 3;
 pub type NodeId = u32;
 pub const NIL: NodeId = u32::MAX;
 
-const TAG_BITS: u32 = 3;
+pub(crate) const TAG_BITS: u32 = 3;
 const TAG_MASK: u64 = (1 << TAG_BITS) - 1;
 const TAG_POINTER: u64 = 1;
 const TAG_VALUE: u64 = 2;
