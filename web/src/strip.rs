@@ -154,8 +154,9 @@ impl Raster {
         let mut segs = [(0u32, [0u8; 3]); ORDERS + 2];
         let stride = w as usize * 4;
         // How the window covers each column, found once: found column by
-        // column, its divisions were a third of a paint where no column
-        // changes (a frame of play).
+        // column, its divisions were a seventh of a paint where no column
+        // changes, a frame of play (natively 0.125 -> 0.107 ms at 1142
+        // columns).
         windows(ra, span, &mut self.windows);
         let windows = &self.windows[..];
         // A slice, not the Vec: indexing a Vec is a call in this build.
