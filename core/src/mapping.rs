@@ -19,20 +19,22 @@
 use crate::config::Madvise;
 use crate::cow::{Frozen, Store, TrackedVec};
 
-/// PTE words per frozen chunk: 2048 pages. A random walk writes a word
+/// PTE words per frozen chunk: 8192 pages. A random walk writes a word
 /// here and one there, and each checkpoint copies the chunks it wrote.
-/// At 128 words (2026-12-03) the 16 GiB link's timeline kept 32.4 MB of
-/// PTE chunks a kernel, most of each copied chunk unchanged; at 32 it
-/// keeps 11.2 MB (2026-12-04), and fresh memory is dear here: a first
-/// touch costs about 0.4 ms a MB in Chromium and Node on these VMs.
-/// Native, three alternating rounds, 128 against 32 words: the timeline's
-/// build 88.7 / 102.5 / 97.0 against 74.8 / 73.0 / 93.2 ms, peak RSS 112
-/// against 91 MB, and 390 seeks to random steps 0.74 / 0.87 / 0.86
-/// against 0.68 / 0.74 / 0.76 ms on average. In wasm under Node, a fresh
-/// module's first build took 623 / 666 against 375 / 447 ms, its seeks
-/// within the noise; 16 words seeked slower there. The default view's
-/// build did not move.
-const PTE_CHUNK: usize = 32;
+/// Once chunks were numbered slots rather than counted allocations (see
+/// `cow.rs`), a quarter of the old 512 cost the build no more: on the
+/// 16 GiB link the timeline keeps a checkpoint every 256 accesses instead
+/// of 512 within the same budget, with 84 MB of checkpoints a kernel
+/// against 88, and e2e 06 (3 alternating runs) put its jump p95 at
+/// 26.7 / 27.6 / 21.2 ms against 30.0 / 32.8 / 25.1, and its first render
+/// at 857 / 965 / 837 ms against 985 / 998 / 1040. At 64 words the build
+/// cost more than it gained. At 32 (2026-12-04) the link's PTE chunks
+/// took 11.2 MB a kernel instead of 32.4, its peak 82.5 MB instead of
+/// 103.4, and the native build was no slower; but in Chromium, 20 runs of
+/// e2e 06 each, alternated in both orders, its jump median came to 10.9
+/// against 10.05 ms and its first render to 729 against 708 ms (neither
+/// a clear difference): no gain where the app runs, so it stays at 128.
+const PTE_CHUNK: usize = 128;
 
 /// The PTE bits of a mapping, frozen for a checkpoint.
 pub(crate) type FrozenPte = Frozen<u64, PTE_CHUNK>;
