@@ -16,7 +16,8 @@ use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
 use crate::summary::FolioRun;
 use crate::xarray::{
-    decode_slot, Entry, NodeId, NodeStamp, Visit, XArray, XA_CHUNK_SHIFT, XA_CHUNK_SIZE,
+    decode_slot, leaf_stamp_in_slot, Entry, NodeId, NodeStamp, Visit, XArray, XA_CHUNK_SHIFT,
+    XA_CHUNK_SIZE,
 };
 
 /// Folio orders a [`Bin`] tells apart; larger ones count as the largest.
@@ -406,6 +407,15 @@ impl LeafCount {
         lanes.add(self);
         lanes.add_to(b);
     }
+
+    /// Takes these counts off `b`, which holds them.
+    fn take_from(&self, b: &mut Bin) {
+        for (i, v) in leaf_fields(b).into_iter().enumerate() {
+            let n = ((self.bytes[i / 8] >> (8 * (i % 8))) & 0xff) as u32;
+            debug_assert!(*v >= n, "a bin holds the counts of the leaves in it");
+            *v -= n;
+        }
+    }
 }
 
 /// Leaves' counts added up sixteen bits a count: a word of a
@@ -434,6 +444,18 @@ impl Lanes {
 }
 
 impl LeafCounts {
+    /// The counts kept of the leaf stamped `stamp` at `base`, if those
+    /// are the ones kept for its place.
+    fn kept(&self, (id, version): NodeStamp, base: u64) -> Option<&LeafCount> {
+        let place = base >> XA_CHUNK_SHIFT;
+        let block = self
+            .blocks
+            .get((place >> XA_CHUNK_SHIFT) as usize)?
+            .as_ref()?;
+        let e = &block[(place & (XA_CHUNK_SIZE as u64 - 1)) as usize];
+        (e.version as u64 == version + 1 && e.id == id).then_some(e)
+    }
+
     /// The counts of the leaf stamped `stamp`, from `base`, with `slots`:
     /// kept, or counted and kept.
     fn counted(
@@ -497,6 +519,9 @@ struct TwigCounts {
     /// By place from `first_place`: the stamp the counts were made at,
     /// the version plus one (0: none).
     stamps: Vec<(NodeId, u64)>,
+    /// By place, 64 each: the twig's raw slots when its counts were
+    /// made, which tell the leaves that changed since.
+    slots: Vec<u64>,
     /// By place: the first bin the twig overlaps.
     first_bins: Vec<u32>,
     /// By place, and one more: where its counts start in `bins`.
@@ -517,6 +542,7 @@ impl TwigCounts {
         self.first_place = span.first / TWIG_PAGES;
         let last_place = (span.end - 1) / TWIG_PAGES;
         self.stamps.clear();
+        self.slots.clear();
         self.first_bins.clear();
         self.starts.clear();
         let mut total = 0u32;
@@ -530,6 +556,7 @@ impl TwigCounts {
             total += x1 - x0 + 1;
         }
         self.starts.push(total);
+        self.slots.resize(self.stamps.len() * XA_CHUNK_SIZE, 0);
         self.bins.clear();
         self.bins.resize(total as usize, Bin::default());
     }
@@ -552,7 +579,28 @@ impl TwigCounts {
         let (s, e) = (self.starts[p] as usize, self.starts[p + 1] as usize);
         let first = self.first_bins[p] as usize;
         if self.stamps[p] != (id, version + 1) {
+            let slots = xa.twig_slots(id);
+            let kept_slots = &mut self.slots[p * XA_CHUNK_SIZE..(p + 1) * XA_CHUNK_SIZE];
             let scratch = self.scratch.get_or_insert_with(|| Scan::new(span));
+            // Counted before at this place: when only leaves that lie in
+            // one bin changed since, as on most frames of play, their
+            // counts are swapped and the rest stands; else all are
+            // counted afresh below.
+            if self.stamps[p].1 != 0
+                && swap_changed_leaves(
+                    xa,
+                    base,
+                    (kept_slots, slots),
+                    scratch,
+                    &mut self.bins[s..e],
+                    first,
+                    leaves,
+                )
+            {
+                kept_slots.copy_from_slice(slots);
+                self.stamps[p] = (id, version + 1);
+                return (first, &self.bins[s..e]);
+            }
             scratch.place(base);
             debug_assert_eq!(scratch.x as usize, first);
             // The twig lies inside the span: the walk that met it was.
@@ -583,10 +631,56 @@ impl TwigCounts {
             }
             self.bins[s..e].copy_from_slice(counted);
             counted.fill(Bin::default());
+            kept_slots.copy_from_slice(slots);
             self.stamps[p] = (id, version + 1);
         }
         (first, &self.bins[s..e])
     }
+}
+
+/// Brings `bins`, a twig's kept counts from bin `first` on, from the
+/// twig's slots `old` (from `base`) when they were made to its slots `new`
+/// now, slot by slot: where a leaf went, its kept counts come off its
+/// bin, and where one came, its counts (counted and kept in `leaves` if
+/// new) go on. Returns false as soon as a slot that differs is not that,
+/// leaving `bins` part way, to be counted afresh: an entry of the twig
+/// itself changed, a leaf lies over two bins (the full count takes it
+/// slot by slot), or the counts of a leaf that went are no longer kept.
+#[inline(never)]
+fn swap_changed_leaves(
+    xa: &XArray,
+    base: u64,
+    (old, new): (&[u64], &[u64; XA_CHUNK_SIZE]),
+    scratch: &mut Scan,
+    bins: &mut [Bin],
+    first: usize,
+    leaves: &mut LeafCounts,
+) -> bool {
+    for (k, (&o, &n)) in old.iter().zip(new).enumerate() {
+        if o == n {
+            continue;
+        }
+        let start = base + ((k as u64) << XA_CHUNK_SHIFT);
+        scratch.place(start);
+        if !scratch.in_one_bin(start, start + XA_CHUNK_SIZE as u64) {
+            return false;
+        }
+        let bin = &mut bins[scratch.x as usize - first];
+        match leaf_stamp_in_slot(o) {
+            Some(stamp) => match leaves.kept(stamp, start) {
+                Some(c) => c.take_from(bin),
+                None => return false,
+            },
+            None if o != 0 => return false,
+            None => {}
+        }
+        match leaf_stamp_in_slot(n) {
+            Some(stamp) => leaves.add(stamp, start, xa.leaf_slots(stamp.0), bin),
+            None if n != 0 => return false,
+            None => {}
+        }
+    }
+    true
 }
 
 /// The scan of a machine's folios into bins, in index order: one cursor

@@ -93,6 +93,13 @@ fn visit_entry_at(n: &Node, off: usize, start: u64, f: &mut impl FnMut(Visit)) -
     sibs + 1
 }
 
+/// The stamp of the leaf a twig's raw slot points to, as the slot
+/// carries it (the node's place and version), without reading the leaf;
+/// None when the slot holds no node.
+pub(crate) fn leaf_stamp_in_slot(slot: u64) -> Option<NodeStamp> {
+    is_node(slot).then(|| (node_of(slot), leaf_version_of(slot)))
+}
+
 /// The raw slot that holds `entry`, for tests that make up a leaf's slots.
 #[cfg(test)]
 pub(crate) fn encode_slot(entry: Entry) -> u64 {
@@ -950,6 +957,22 @@ impl XArray {
                 off += visit_entry_at(n, off, start, &mut f);
             }
         }
+    }
+
+    /// The raw slots of twig `id`, as [`XArray::for_each_in_twig`] reads
+    /// them: a binning that kept a twig's slots tells from them which of
+    /// its leaves changed since.
+    pub(crate) fn twig_slots(&self, id: NodeId) -> &[u64; XA_CHUNK_SIZE] {
+        let n = &self.nodes[id as usize];
+        debug_assert_eq!(n.shift, XA_CHUNK_SHIFT);
+        &n.slots
+    }
+
+    /// The slots of leaf `id`.
+    pub(crate) fn leaf_slots(&self, id: NodeId) -> &[u64; XA_CHUNK_SIZE] {
+        let n = &self.nodes[id as usize];
+        debug_assert_eq!(n.shift, 0, "a leaf");
+        &n.slots
     }
 
     /// The range walk under all three: entries in index order, and at a
