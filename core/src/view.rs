@@ -646,6 +646,9 @@ impl TwigCounts {
 /// leaving `bins` part way, to be counted afresh: an entry of the twig
 /// itself changed, a leaf lies over two bins (the full count takes it
 /// slot by slot), or the counts of a leaf that went are no longer kept.
+// Out of line: inlined into the twig's count, its first form cost the
+// app's wasm 0.3 KB more, gzipped, against a budget with less than that
+// left.
 #[inline(never)]
 fn swap_changed_leaves(
     xa: &XArray,
