@@ -1035,11 +1035,21 @@ impl Machine {
         let xa = &self.cache.xa;
         // Whole twigs, kept, when a bin holds enough pages for that to pay.
         let twigs = kept.is_some() && span.pages() / span.bins as u64 >= TWIG_MIN_PAGES_PER_BIN;
-        // An entry that reaches over the gap between two runs is met by
-        // both runs' walks; it counts once, where the first met it.
+        // What two runs' walks both meet (an entry over the gap between
+        // them, a twig both reach into) counts once, where the first met
+        // it: it adds to every bin it overlaps.
         let mut counted_to = 0u64;
         for &(x0, x1) in runs {
-            let (first, end) = (span.page_at(x0), span.bin_pages(x1 - 1).end);
+            let (mut first, mut end) = (span.page_at(x0), span.bin_pages(x1 - 1).end);
+            if twigs {
+                // The run's twigs whole, so that the walk meets them whole
+                // and their kept counts serve: a column of the 16 GiB link
+                // holds less than a twig, and walked alone it was counted
+                // leaf by leaf, which made a frame's few hundred changed
+                // columns cost more than counting them all.
+                first = (first - first % TWIG_PAGES).max(span.first);
+                end = end.next_multiple_of(TWIG_PAGES).min(span.end);
+            }
             let visit = |v: Visit| match v {
                 Visit::Entry(start, order, e) => {
                     if start < counted_to {
@@ -1048,6 +1058,7 @@ impl Machine {
                     counted_to = start + (1u64 << order);
                     scan.add_entry(start, order, e);
                 }
+                Visit::Leaf(base, ..) | Visit::Twig(base, _) if base < counted_to => {}
                 Visit::Leaf(base, slots, stamp) => {
                     counted_to = base + XA_CHUNK_SIZE as u64;
                     scan.add_leaf(
