@@ -562,8 +562,9 @@ impl TwigCounts {
     }
 
     /// The counts of the twig stamped `stamp` at `base`, in the span's
-    /// bins from the first it overlaps, and that bin: kept, or counted
-    /// (with the kept counts of its leaves) and kept.
+    /// bins from the first it overlaps, and that bin: kept, brought up to
+    /// date from the slots they were made at ([`swap_changed_leaves`]),
+    /// or counted (with the kept counts of its leaves) and kept.
     fn counts(
         &mut self,
         xa: &XArray,
