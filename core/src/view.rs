@@ -408,6 +408,11 @@ impl LeafCount {
         lanes.add_to(b);
     }
 
+    /// Whether these are the counts of the leaf stamped `stamp`.
+    fn made_at(&self, (id, version): NodeStamp) -> bool {
+        self.version as u64 == version + 1 && self.id == id
+    }
+
     /// Takes these counts off `b`, which holds them.
     fn take_from(&self, b: &mut Bin) {
         for (i, v) in leaf_fields(b).into_iter().enumerate() {
@@ -446,36 +451,33 @@ impl Lanes {
 impl LeafCounts {
     /// The counts kept of the leaf stamped `stamp` at `base`, if those
     /// are the ones kept for its place.
-    fn kept(&self, (id, version): NodeStamp, base: u64) -> Option<&LeafCount> {
+    fn kept(&self, stamp: NodeStamp, base: u64) -> Option<&LeafCount> {
+        let (block, k) = Self::place(base);
+        let e = &self.blocks.get(block)?.as_ref()?[k];
+        e.made_at(stamp).then_some(e)
+    }
+
+    /// Where the counts of the leaf from `base` are kept: the block of
+    /// its twig's place, and its own place in that block.
+    fn place(base: u64) -> (usize, usize) {
         let place = base >> XA_CHUNK_SHIFT;
-        let block = self
-            .blocks
-            .get((place >> XA_CHUNK_SHIFT) as usize)?
-            .as_ref()?;
-        let e = &block[(place & (XA_CHUNK_SIZE as u64 - 1)) as usize];
-        (e.version as u64 == version + 1 && e.id == id).then_some(e)
+        (
+            (place >> XA_CHUNK_SHIFT) as usize,
+            (place & (XA_CHUNK_SIZE as u64 - 1)) as usize,
+        )
     }
 
     /// The counts of the leaf stamped `stamp`, from `base`, with `slots`:
     /// kept, or counted and kept.
-    fn counted(
-        &mut self,
-        (id, version): NodeStamp,
-        base: u64,
-        slots: &[u64; XA_CHUNK_SIZE],
-    ) -> &LeafCount {
-        let place = base >> XA_CHUNK_SHIFT;
-        let (block, k) = (
-            (place >> XA_CHUNK_SHIFT) as usize,
-            (place & (XA_CHUNK_SIZE as u64 - 1)) as usize,
-        );
+    fn counted(&mut self, stamp: NodeStamp, base: u64, slots: &[u64; XA_CHUNK_SIZE]) -> &LeafCount {
+        let (block, k) = Self::place(base);
         if block >= self.blocks.len() {
             self.blocks.resize(block + 1, None);
         }
         let leaves = self.blocks[block]
             .get_or_insert_with(|| Box::new([LeafCount::default(); XA_CHUNK_SIZE]));
         let e = &mut leaves[k];
-        if e.version as u64 != version + 1 || e.id != id {
+        if !e.made_at(stamp) {
             let span = Span {
                 first: base,
                 end: base + XA_CHUNK_SIZE as u64,
@@ -484,7 +486,7 @@ impl LeafCounts {
             let alone = self.alone.get_or_insert_with(|| Scan::new(span));
             alone.restart(span);
             alone.add_slots(base, slots, true);
-            *e = LeafCount::of((id, version), &alone.binner.bins[0]);
+            *e = LeafCount::of(stamp, &alone.binner.bins[0]);
         }
         e
     }
@@ -580,7 +582,7 @@ impl TwigCounts {
         let (s, e) = (self.starts[p] as usize, self.starts[p + 1] as usize);
         let first = self.first_bins[p] as usize;
         if self.stamps[p] != (id, version + 1) {
-            let slots = xa.twig_slots(id);
+            let slots = xa.node_slots(id);
             let kept_slots = &mut self.slots[p * XA_CHUNK_SIZE..(p + 1) * XA_CHUNK_SIZE];
             let scratch = self.scratch.get_or_insert_with(|| Scan::new(span));
             // Counted before at this place: when only leaves that lie in
@@ -682,7 +684,7 @@ fn swap_changed_leaves(
             None => {}
         }
         match leaf_stamp_in_slot(n) {
-            Some(stamp) => leaves.add(stamp, start, xa.leaf_slots(stamp.0), bin),
+            Some(stamp) => leaves.add(stamp, start, xa.node_slots(stamp.0), bin),
             None if n != 0 => return false,
             None => {}
         }

@@ -959,20 +959,10 @@ impl XArray {
         }
     }
 
-    /// The raw slots of twig `id`, as [`XArray::for_each_in_twig`] reads
-    /// them: a binning that kept a twig's slots tells from them which of
-    /// its leaves changed since.
-    pub(crate) fn twig_slots(&self, id: NodeId) -> &[u64; XA_CHUNK_SIZE] {
-        let n = &self.nodes[id as usize];
-        debug_assert_eq!(n.shift, XA_CHUNK_SHIFT);
-        &n.slots
-    }
-
-    /// The slots of leaf `id`.
-    pub(crate) fn leaf_slots(&self, id: NodeId) -> &[u64; XA_CHUNK_SIZE] {
-        let n = &self.nodes[id as usize];
-        debug_assert_eq!(n.shift, 0, "a leaf");
-        &n.slots
+    /// The raw slots of node `id`: a twig's, from which a binning that
+    /// kept them tells which of its leaves changed since, or a leaf's.
+    pub(crate) fn node_slots(&self, id: NodeId) -> &[u64; XA_CHUNK_SIZE] {
+        &self.nodes[id as usize].slots
     }
 
     /// The range walk under all three: entries in index order, and at a
