@@ -17,6 +17,9 @@ pub const TRUNK_REQ: &str = "~0.21";
 pub const TRUNK_PREFIX: &str = "trunk 0.21.";
 pub const BINARYEN: &str = "132.0.0";
 pub const PLAYWRIGHT: &str = "1.65.1";
+/// Minifies wasm-bindgen's glue in `cargo xtask dist` (Trunk minifies only
+/// the css and html).
+pub const TERSER: &str = "5.51.4";
 
 /// Where npm tools live: a folder that git ignores.
 pub fn tools_dir() -> PathBuf {
@@ -150,35 +153,33 @@ fn npm_package_version(name: &str) -> Option<String> {
     text[i..].split('"').nth(3).map(str::to_string)
 }
 
-/// wasm-opt (npm binaryen) and playwright-core, into `.tools/`.
+/// wasm-opt (npm binaryen), terser and playwright-core, into `.tools/`.
+/// All three in one `npm install`: one run with `--no-save` removes the
+/// packages it was not given.
 pub fn ensure_npm_tools() -> Result<()> {
-    let ok_b = npm_package_version("binaryen").as_deref() == Some(BINARYEN);
-    let ok_p = npm_package_version("playwright-core").as_deref() == Some(PLAYWRIGHT);
-    if ok_b && ok_p {
-        step(&format!(
-            "wasm-opt (npm binaryen@{BINARYEN}) and playwright-core@{PLAYWRIGHT}: present in .tools/"
-        ));
+    let wanted = [
+        ("binaryen", BINARYEN),
+        ("terser", TERSER),
+        ("playwright-core", PLAYWRIGHT),
+    ];
+    let specs: Vec<String> = wanted.iter().map(|(n, v)| format!("{n}@{v}")).collect();
+    let list = specs.join(", ");
+    if wanted
+        .iter()
+        .all(|(n, v)| npm_package_version(n).as_deref() == Some(*v))
+    {
+        step(&format!("npm {list}: present in .tools/"));
         return Ok(());
     }
-    step(&format!(
-        "npm binaryen@{BINARYEN} (wasm-opt) and playwright-core@{PLAYWRIGHT}: installing into .tools/"
-    ));
+    step(&format!("npm {list}: installing into .tools/"));
     std::fs::create_dir_all(tools_dir()).context("creating .tools/")?;
     let mut cmd = tool("npm");
     cmd.arg("install")
         .arg("--prefix")
         .arg(tools_dir())
         .args(["--no-audit", "--no-fund", "--no-save"])
-        .arg(format!("binaryen@{BINARYEN}"))
-        .arg(format!("playwright-core@{PLAYWRIGHT}"));
-    run_with_progress(&mut cmd).map_err(|e| {
-        fail_install(
-            "npm binaryen and playwright-core",
-            &format!("{BINARYEN} / {PLAYWRIGHT}"),
-            &cmd,
-            e,
-        )
-    })
+        .args(&specs);
+    run_with_progress(&mut cmd).map_err(|e| fail_install("npm tools", &list, &cmd, e))
 }
 
 pub const CHROMIUM: &str = "/usr/bin/chromium";
