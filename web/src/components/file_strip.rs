@@ -358,11 +358,11 @@ pub fn FileStrip(props: &StripProps) -> Html {
 /// Puts columns `x0..=x1` of the raster, `w` columns wide, on the canvas.
 fn put_columns(ctx: &CanvasRenderingContext2d, b: &mut Buffers, w: u32, x0: u32, x1: u32) {
     let img = if x0 == 0 && x1 + 1 == w {
-        ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.raster.rgba), w, strip::HEIGHT)
+        ImageData::new_with_u8_clamped_array_and_sh(Clamped(b.raster.rgba()), w, strip::HEIGHT)
     } else {
         let (from, to) = (x0 as usize * 4, (x1 as usize + 1) * 4);
         b.patch.clear();
-        for row in b.raster.rgba.chunks_exact(w as usize * 4) {
+        for row in b.raster.rgba().chunks_exact(w as usize * 4) {
             b.patch.extend_from_slice(&row[from..to]);
         }
         ImageData::new_with_u8_clamped_array_and_sh(Clamped(&b.patch), x1 - x0 + 1, strip::HEIGHT)
@@ -512,7 +512,8 @@ fn draw(
         for p in view.first..view.end {
             if let Some(x) = view.bin_of(p) {
                 let i = ((y * w + (x + 3).min(w - 1)) * 4) as usize;
-                let under = [b.raster.rgba[i], b.raster.rgba[i + 1], b.raster.rgba[i + 2]];
+                let rgba = b.raster.rgba();
+                let under = [rgba[i], rgba[i + 1], rgba[i + 2]];
                 ctx.set_fill_style_str(strip::label_colour(under));
                 let _ = ctx.fill_text(&p.to_string(), x as f64 + 3.0, y as f64);
             }
