@@ -9,6 +9,7 @@ mod bench;
 mod boundary;
 mod dist;
 mod e2e;
+mod glue;
 mod kernel;
 mod proc;
 mod serve;
