@@ -128,6 +128,11 @@ impl Raster {
         self.painted = None;
     }
 
+    /// The pixels as RGBA bytes, for an `ImageData`.
+    pub fn rgba(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.pixels)
+    }
+
     /// Paints `bins`, one per pixel column of `span`, with the readahead
     /// window of `ra` and `marks`, over what the last call painted.
     pub fn paint(
@@ -207,13 +212,6 @@ impl Raster {
                 i += stride;
             }
         }
-    }
-}
-
-impl Raster {
-    /// The pixels as RGBA bytes, for an `ImageData`.
-    pub fn rgba(&self) -> &[u8] {
-        bytemuck::cast_slice(&self.pixels)
     }
 }
 
