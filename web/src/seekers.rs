@@ -285,7 +285,9 @@ mod tests {
         let (timeline, built) = one_kernel(scenario);
         let seekers = Seekers::default();
         let len = timeline.len();
-        for step in [0, 1, 2, 50, 51, 60, 400, 399, 1200, 1210, 20, 1215, len, len - 3] {
+        let mut steps = vec![0, 1, 2, 50, 51, 60, 400, 399, 1200, 1210, 20, 1215];
+        steps.extend([len, len - 3]);
+        for step in steps {
             let (at, lines) = seekers.with(&built, 0, step, |sim, log| {
                 (
                     sim.step_count(),
