@@ -28,7 +28,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use crate::proc::{output, run, shown, step};
+use crate::proc::{captured, output, run, step};
 use crate::root;
 use crate::tools::{is_root, tool};
 
@@ -248,23 +248,6 @@ fn walk_wasm(file: &Path, args: &[&str]) -> Result<String> {
         .arg(file)
         .args(args);
     captured(&mut node).context("running the walk under Node's WASI")
-}
-
-/// A command's stdout; its last line of stderr when it fails.
-fn captured(cmd: &mut Command) -> Result<String> {
-    let out = cmd
-        .output()
-        .with_context(|| format!("could not start `{}`", shown(cmd)))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        bail!(
-            "`{}` failed ({}): {}",
-            shown(cmd),
-            out.status,
-            err.lines().last().unwrap_or("no message")
-        );
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// The running kernel's walk: `folioscope probe` on a 2 GiB file made

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use crate::proc::{run, shown};
+use crate::proc::{captured, run};
 use crate::tools::{tool, tools_dir};
 
 /// Shortens the names, minifies the glue and writes the hashes again, for
@@ -76,17 +76,7 @@ fn shorten_names(wasm: &Path, js: &Path) -> Result<()> {
         .arg("--minify-imports-and-exports-and-modules")
         .arg("-o")
         .arg(wasm);
-    let out = cmd
-        .output()
-        .with_context(|| format!("could not start `{}`", shown(&cmd)))?;
-    if !out.status.success() {
-        bail!(
-            "`{}` failed: {}",
-            shown(&cmd),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    let renamed: Renamed = serde_json::from_slice(&out.stdout)
+    let renamed: Renamed = serde_json::from_str(&captured(&mut cmd)?)
         .context("reading the names wasm-opt printed it renamed")?;
     let module = import_module(&std::fs::read(wasm)?)?;
     let glue = std::fs::read_to_string(js).context("reading the glue")?;

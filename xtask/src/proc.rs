@@ -75,3 +75,20 @@ pub fn output(cmd: &mut Command) -> Option<String> {
     }
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
+
+/// A command's stdout; its last line of stderr when it fails.
+pub fn captured(cmd: &mut Command) -> Result<String> {
+    let out = cmd
+        .output()
+        .with_context(|| format!("could not start `{}`", shown(cmd)))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        bail!(
+            "`{}` failed ({}): {}",
+            shown(cmd),
+            out.status,
+            err.lines().last().unwrap_or("no message")
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
