@@ -18,14 +18,17 @@ pub fn CompareBar() -> Html {
     let d = use_handles().dispatch;
     let setup = use_setup();
     let found = use_state(|| None::<(usize, String)>);
+    // Embedded, there is no room for the note: the zoom the button sets
+    // and the marks under the strips say where. Read before the return
+    // below: a hook called only once the view is built broke Yew's rule
+    // that every render calls the same hooks, and the debug build that
+    // `cargo xtask serve` makes panicked on the default view.
+    let embed = use_ui().mode == Mode::Embed;
     let Some(built) = setup.built.filter(|_| !setup.compare.is_empty()) else {
         return html! {};
     };
     let a = setup.scenario.kernel.label();
     let first = built.sides[0].timeline.clone();
-    // Embedded, there is no room for the note: the zoom the button sets
-    // and the marks under the strips say where.
-    let embed = use_ui().mode == Mode::Embed;
     let pages = setup.pages;
     let lines = built.sides[1..].iter().enumerate().map(|(i, c)| {
         let b = c.kernel.label();
