@@ -255,6 +255,16 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         self.items.get(i)
     }
 
+    /// Room for `additional` more items, so that pushing them never
+    /// reallocates and copies the vector.
+    pub fn reserve(&mut self, additional: usize) {
+        self.items.reserve_exact(additional);
+        let chunks = (self.items.len() + additional).div_ceil(N);
+        let words = chunks.div_ceil(64);
+        self.dirty
+            .reserve_exact(words.saturating_sub(self.dirty.len()));
+    }
+
     pub fn push(&mut self, value: T) {
         let chunk = self.items.len() >> Self::CHUNK_SHIFT;
         if chunk / 64 >= self.dirty.len() {

@@ -66,7 +66,7 @@ impl AddressSpace {
         limit: Option<u64>,
     ) -> Self {
         AddressSpace {
-            xa: XArray::new(),
+            xa: XArray::with_room_for(i_size.div_ceil(1u64 << page_shift)),
             i_size,
             page_shift,
             min_order,

@@ -750,3 +750,24 @@ fn a_range_past_a_short_tree_holds_nothing() {
     xa.for_each_entry_in(63, 65, |i, _, _| walked.push(i));
     assert_eq!(walked, vec![63]);
 }
+
+#[test]
+fn room_is_reserved_for_a_whole_file() {
+    // A leaf per 64 indices and the nodes above them: a 2 GiB file of
+    // 4 KiB pages read whole has 8,192 leaves, 128 nodes above, 2 above
+    // those and a head (the 2 GiB walk's 8,323 nodes).
+    assert_eq!(super::nodes_to_hold(524_288), 8_192 + 128 + 2 + 1);
+    assert_eq!(super::nodes_to_hold(1), 1);
+    assert_eq!(super::nodes_to_hold(64), 1);
+    assert_eq!(super::nodes_to_hold(65), 3);
+    let mut xa = XArray::with_room_for(4096);
+    let before = xa.memory_bytes();
+    for i in 0..4096 {
+        xa.store(i, mk(i));
+    }
+    assert_eq!(
+        xa.memory_bytes(),
+        before,
+        "storing every index grew the arena"
+    );
+}
