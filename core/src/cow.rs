@@ -372,14 +372,14 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         // Items past the frozen length go; a chunk they shortened was
         // written or is not the origin's, so it is copied below.
         let mut have = self.items.len().min(n);
-        // The vector grows chunk by chunk below: room for all of them at
-        // once, and an eighth more for the items the run adds after, so
+        // The vector grows chunk by chunk below. Without room for all of
+        // them (an xarray keeps room for its whole file), room for them at
+        // once and an eighth more for the items the run adds after, so
         // that neither the thaw nor the replay that follows it reallocates
         // and copies what is there (a seeker's first move to the end of a
         // large run thaws every node into an empty vector).
-        let room = n + n / 8;
-        if self.items.capacity() < room {
-            self.items.reserve_exact(room - self.items.len());
+        if self.items.capacity() < n {
+            self.items.reserve_exact(n + n / 8 - self.items.len());
         }
         let mut copied = 0;
         for (g, &seg) in frozen.segments.iter().enumerate() {

@@ -925,6 +925,26 @@ fn random_order0_walk() -> Config {
     .unwrap()
 }
 
+/// A simulation moved along its timeline thaws checkpoints into its node
+/// arena, which keeps room for the whole file's nodes from its first
+/// thaw: moving forward and back never reallocates it.
+#[test]
+fn seeks_never_grow_the_node_arena() {
+    let cfg = random_order0_walk();
+    let timeline = Timeline::build(cfg, usize::MAX);
+    let len = timeline.len();
+    let mut sim = timeline.simulation_at(0);
+    let room = sim.machine().cache.xa.arena_bytes();
+    for step in [len / 4, len / 2, len / 2 + 300, len - 1, 1, len * 3 / 4] {
+        timeline.seek(&mut sim, step);
+        assert_eq!(
+            sim.machine().cache.xa.arena_bytes(),
+            room,
+            "the arena grew on the way to step {step}"
+        );
+    }
+}
+
 #[test]
 fn checkpoints_share_what_did_not_change() {
     // A walk of 256 MiB with MADV_RANDOM, so order-0 folios fill a

@@ -255,6 +255,8 @@ pub struct XArray {
     generation: u64,
     /// The leaf the last walk from the head ended in.
     hint: Cell<LeafHint>,
+    /// Nodes the arena keeps room for: see [`XArray::with_room_for`].
+    room: usize,
 }
 
 /// A remembered walk: the leaf covering `base..base + 64`, found at
@@ -355,24 +357,35 @@ impl XArray {
     }
 
     /// An empty array with room for the nodes of one that holds every
-    /// index below `indices`, up to [`RESERVED_NODES_MAX`]: the arena
-    /// never grows by doublings, each of which copied every node (the
-    /// 2 GiB backward walk's peak RSS natively: 11.6 -> 7.0 MB). Room
+    /// index below `indices`, up to [`RESERVED_NODES_MAX`], kept by its
+    /// clones and thaws too: the arena never grows by doublings, each of
+    /// which copied every node. A simulation of the app moved along its
+    /// timeline thaws a checkpoint's nodes into its arena, and growing
+    /// that arena by an eighth at a time made 2 s of the 16 GiB link's
+    /// play spend 54 ms in `realloc` in Chromium, from the run's start,
+    /// where the xarray grows by about 200 nodes a frame. Natively the
+    /// 2 GiB backward walk's peak RSS went from 11.6 to 7.0 MB. Room
     /// reserved and never used is address space, not memory: no page of
-    /// it is touched. In Chromium the 16 GiB link's first render did not
-    /// move (median of 6 loads 654 against 648 ms): the doublings' 30 ms
-    /// there were mostly first touches of fresh wasm memory, which the
-    /// allocations that reused the blocks they freed now make instead.
+    /// it is touched.
     pub fn with_room_for(indices: u64) -> Self {
-        let mut xa = Self::default();
-        xa.nodes
-            .reserve(nodes_to_hold(indices).min(RESERVED_NODES_MAX));
+        let room = nodes_to_hold(indices).min(RESERVED_NODES_MAX);
+        let mut xa = XArray {
+            room,
+            ..Self::default()
+        };
+        xa.nodes.reserve(room);
         xa
     }
 
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.head == 0
+    }
+
+    /// Bytes the node arena has allocated, used or not.
+    #[cfg(test)]
+    pub(crate) fn arena_bytes(&self) -> usize {
+        self.nodes.memory_bytes()
     }
 
     pub fn stats(&self) -> XaStats {
@@ -1238,6 +1251,8 @@ impl XArray {
     /// Puts back nodes frozen from an array in this one's state.
     /// The nodes are thawed into the memory of those there, if any.
     pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes, pool: &NodePool) {
+        self.nodes
+            .reserve(self.room.saturating_sub(self.nodes.len()));
         self.nodes.thaw_into(frozen, pool);
     }
 

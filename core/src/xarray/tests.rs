@@ -761,7 +761,7 @@ fn room_is_reserved_for_a_whole_file() {
     assert_eq!(super::nodes_to_hold(64), 1);
     assert_eq!(super::nodes_to_hold(65), 3);
     let mut xa = XArray::with_room_for(4096);
-    let before = xa.memory_bytes();
+    let before = xa.arena_bytes();
     for i in 0..4096 {
         xa.store(i, mk(i));
     }
