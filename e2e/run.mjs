@@ -109,9 +109,13 @@ const ctx = {
 };
 
 // FOLIOSCOPE_ONLY=06 runs only the test files whose names contain it;
-// FOLIOSCOPE_ONLY=11,13 those that contain any of them.
+// FOLIOSCOPE_ONLY=11,13 those that contain any of them. FOLIOSCOPE_SKIP
+// leaves out those whose names contain any of its list.
 const only = (process.env.FOLIOSCOPE_ONLY || '').split(',');
-const files = fs.readdirSync(path.join(here, 'tests')).filter((f) => f.endsWith('.mjs') && only.some((o) => f.includes(o))).sort();
+const skip = (process.env.FOLIOSCOPE_SKIP || '').split(',').filter(Boolean);
+const files = fs.readdirSync(path.join(here, 'tests'))
+  .filter((f) => f.endsWith('.mjs') && only.some((o) => f.includes(o)) && !skip.some((o) => f.includes(o)))
+  .sort();
 let failed = 0;
 for (const f of files) {
   const mod = await import(path.join(here, 'tests', f));

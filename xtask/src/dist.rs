@@ -56,6 +56,19 @@ pub fn build() -> Result<PathBuf> {
     Ok(dist)
 }
 
+/// The debug build `cargo xtask serve` serves (Yew's checks on hooks,
+/// Rust's on overflow), built as trunk serve builds it, into
+/// target/debug-dist/.
+pub fn build_debug() -> Result<PathBuf> {
+    let dist = root().join("target/debug-dist");
+    step("building target/debug-dist/ (debug, as cargo xtask serve builds it)");
+    let mut cmd = trunk_cmd();
+    cmd.args(["build", "--public-url", "./", "--dist"])
+        .arg(&dist);
+    run(&mut cmd)?;
+    Ok(dist)
+}
+
 /// The environment variable that names the published site; the build
 /// bakes it into the app (and the CLI) as the base of shared links.
 const SITE_URL_VAR: &str = "FOLIOSCOPE_SITE_URL";

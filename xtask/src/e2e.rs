@@ -20,6 +20,13 @@ pub fn e2e_with_setup() -> Result<()> {
 
 /// Runs the browser tests against an already built `dist/`.
 pub fn run_e2e(dist: &Path) -> Result<()> {
+    run_e2e_in(dist, &root().join("target/e2e"), &[])
+}
+
+/// Runs the browser tests against the app in `dist`, but those whose file
+/// names contain any of `skip`, with their screenshots and figures in
+/// `out`.
+pub fn run_e2e_in(dist: &Path, out: &Path, skip: &[&str]) -> Result<()> {
     step("building the folioscope CLI for the e2e cross-checks");
     let mut build = tool("cargo");
     build
@@ -27,8 +34,7 @@ pub fn run_e2e(dist: &Path) -> Result<()> {
         .args(["build", "--release", "--quiet", "-p", "folioscope-cli"]);
     run(&mut build)?;
     let cli = root().join("target/release/folioscope");
-    let out = root().join("target/e2e");
-    std::fs::create_dir_all(&out)?;
+    std::fs::create_dir_all(out)?;
     step("end-to-end tests in headless Chromium");
     let mut cmd = tool("node");
     cmd.current_dir(root())
@@ -37,6 +43,7 @@ pub fn run_e2e(dist: &Path) -> Result<()> {
         .env("FOLIOSCOPE_TOOLS", tools_dir())
         .env("FOLIOSCOPE_CHROMIUM", CHROMIUM)
         .env("FOLIOSCOPE_CLI", &cli)
-        .env("FOLIOSCOPE_OUT", &out);
+        .env("FOLIOSCOPE_OUT", out)
+        .env("FOLIOSCOPE_SKIP", skip.join(","));
     run(&mut cmd)
 }
