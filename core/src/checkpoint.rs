@@ -21,6 +21,12 @@ pub struct Checkpoint {
 pub struct Stores {
     nodes: NodePool,
     pte: PtePool,
+    /// The most nodes a machine of this timeline holds at once (the run's
+    /// arena at its end; zero while the run is built): a restored machine
+    /// keeps room for them, so that no later step or thaw grows its arena.
+    /// As much as the run needs, not the whole file's room the run itself
+    /// reserved: every machine the app moves along a timeline has it.
+    pub(crate) node_room: usize,
 }
 
 impl Stores {
@@ -67,7 +73,9 @@ impl Checkpoint {
     /// The machine as it was taken, from the stores it was taken into.
     pub fn restore(&self, stores: &Stores) -> Machine {
         let mut m = self.shell.clone();
-        m.cache.xa.thaw_nodes(&self.nodes, &stores.nodes);
+        m.cache
+            .xa
+            .thaw_nodes(&self.nodes, &stores.nodes, stores.node_room);
         m.mm.thaw_pte(&self.pte, &stores.pte);
         m
     }
@@ -79,7 +87,9 @@ impl Checkpoint {
         *m = self.shell.clone();
         m.cache.xa.put_nodes(nodes);
         m.mm.put_pte(pte);
-        m.cache.xa.thaw_nodes(&self.nodes, &stores.nodes);
+        m.cache
+            .xa
+            .thaw_nodes(&self.nodes, &stores.nodes, stores.node_room);
         m.mm.thaw_pte(&self.pte, &stores.pte);
     }
 

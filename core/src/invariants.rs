@@ -926,7 +926,7 @@ fn random_order0_walk() -> Config {
 }
 
 /// A simulation moved along its timeline thaws checkpoints into its node
-/// arena, which keeps room for the whole file's nodes from its first
+/// arena, which keeps room for the most nodes the run held from its first
 /// thaw: moving forward and back never reallocates it.
 #[test]
 fn seeks_never_grow_the_node_arena() {

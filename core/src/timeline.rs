@@ -255,6 +255,7 @@ impl TimelineBuilder {
         // The run's own machine is the end state: moved, not copied, so
         // the build never holds two whole machines at once.
         let (_, end, _) = self.sim.into_parts();
+        self.stores.node_room = end.cache.xa.arena_len();
         Timeline {
             end,
             cfg: self.cfg,

@@ -255,8 +255,6 @@ pub struct XArray {
     generation: u64,
     /// The leaf the last walk from the head ended in.
     hint: Cell<LeafHint>,
-    /// Nodes the arena keeps room for: see [`XArray::with_room_for`].
-    room: usize,
 }
 
 /// A remembered walk: the leaf covering `base..base + 64`, found at
@@ -357,24 +355,22 @@ impl XArray {
     }
 
     /// An empty array with room for the nodes of one that holds every
-    /// index below `indices`, up to [`RESERVED_NODES_MAX`], kept by its
-    /// clones and thaws too: the arena never grows by doublings, each of
-    /// which copied every node. A simulation of the app moved along its
-    /// timeline thaws a checkpoint's nodes into its arena, and growing
-    /// that arena by an eighth at a time made 2 s of the 16 GiB link's
-    /// play spend 54 ms in `realloc` in Chromium, from the run's start,
-    /// where the xarray grows by about 200 nodes a frame. Natively the
-    /// 2 GiB backward walk's peak RSS went from 11.6 to 7.0 MB. Room
-    /// reserved and never used is address space, not memory: no page of
-    /// it is touched.
+    /// index below `indices`, up to [`RESERVED_NODES_MAX`]: the run that
+    /// fills it never grows its arena by doublings, each of which copied
+    /// every node (the 2 GiB backward walk's peak RSS natively: 11.6 ->
+    /// 7.0 MB). Room reserved and never used is address space, not
+    /// memory: no page of it is touched.
     pub fn with_room_for(indices: u64) -> Self {
-        let room = nodes_to_hold(indices).min(RESERVED_NODES_MAX);
-        let mut xa = XArray {
-            room,
-            ..Self::default()
-        };
-        xa.nodes.reserve(room);
+        let mut xa = Self::default();
+        xa.nodes
+            .reserve(nodes_to_hold(indices).min(RESERVED_NODES_MAX));
         xa
+    }
+
+    /// Nodes in the arena, in use or free: the most the array has held
+    /// at once.
+    pub(crate) fn arena_len(&self) -> usize {
+        self.nodes.len()
     }
 
     #[cfg(test)]
@@ -1250,9 +1246,13 @@ impl XArray {
 
     /// Puts back nodes frozen from an array in this one's state.
     /// The nodes are thawed into the memory of those there, if any.
-    pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes, pool: &NodePool) {
-        self.nodes
-            .reserve(self.room.saturating_sub(self.nodes.len()));
+    /// With room for `room` nodes first (none when zero), so that a
+    /// machine moved along its timeline never grows its arena: growing it
+    /// by an eighth at a time made 2 s of the 16 GiB link's play spend
+    /// 54 ms in `realloc` in Chromium, from the run's start, where the
+    /// xarray grows by about 200 nodes a frame.
+    pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes, pool: &NodePool, room: usize) {
+        self.nodes.reserve(room.saturating_sub(self.nodes.len()));
         self.nodes.thaw_into(frozen, pool);
     }
 
