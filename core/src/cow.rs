@@ -373,8 +373,9 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         // written or is not the origin's, so it is copied below.
         let mut have = self.items.len().min(n);
         // The vector grows chunk by chunk below. Without room for all of
-        // them (an xarray keeps room for its whole file), room for them at
-        // once and an eighth more for the items the run adds after, so
+        // them (a restored xarray keeps room for the most nodes its run
+        // held), room for them at once and an eighth more for the items
+        // the run adds after, so
         // that neither the thaw nor the replay that follows it reallocates
         // and copies what is there (a seeker's first move to the end of a
         // large run thaws every node into an empty vector).
