@@ -440,6 +440,11 @@ impl<T: Clone, const N: usize> Frozen<T, N> {
     }
 
     /// Bytes this freeze added beside the chunks and segments it shared.
+    /// Items in the frozen vector.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
     pub fn new_bytes(&self) -> usize {
         self.new_bytes
     }
