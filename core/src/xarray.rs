@@ -1253,8 +1253,8 @@ impl XArray {
     /// xarray grows by about 200 nodes a frame. Not for an empty array (a
     /// run's start): the app makes a simulation at the start of each
     /// kernel's run to keep in reserve, and reserving room for it at once
-    /// made the 16 GiB link's first jump to the start take 11-21 ms
-    /// instead of 5-6 in e2e 06 (three runs each).
+    /// made the 16 GiB link's first jump to the start take 11-21 ms in
+    /// four of six e2e 06 runs, against 5-7 ms without it.
     pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes, pool: &NodePool, room: usize) {
         if frozen.len() > 0 {
             self.nodes.reserve(room.saturating_sub(self.nodes.len()));
