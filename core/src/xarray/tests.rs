@@ -766,7 +766,7 @@ fn room_is_reserved_for_a_whole_file() {
         xa.store(i, mk(i));
     }
     assert_eq!(
-        xa.memory_bytes(),
+        xa.arena_bytes(),
         before,
         "storing every index grew the arena"
     );
