@@ -170,6 +170,9 @@ fn broken(m: &Machine) -> Option<String> {
     if m.mm.fingerprint != m.mm.recompute_fingerprint() {
         return Some("the mapping fingerprint drifted from the page tables".into());
     }
+    if !m.mm.pmd_ptes_agree() {
+        return Some("the PTEs counted per PMD drifted from the page tables".into());
+    }
     if m.io_in_flight() {
         return Some("a read is still in flight between steps".into());
     }
