@@ -618,6 +618,17 @@ proptest! {
                 prop_assert!(runs_all);
             }
         }
+        // The events kept of the run's end are the last accesses' own,
+        // and its end is the straight run's.
+        let end_from = len.saturating_sub(crate::END_LOG_ACCESSES) + 1;
+        let want: Vec<(u64, crate::Event)> = (end_from..=len)
+            .flat_map(|a| timeline.events_of(a).into_iter().map(move |e| (a, e)))
+            .collect();
+        prop_assert_eq!(timeline.end_events(), &want[..]);
+        prop_assert_eq!(timeline.end_simulation().step_count(), len);
+        let mut whole = Simulation::new(timeline.config().clone());
+        whole.run(&mut NoEvents);
+        prop_assert!(timeline.end().same_state(whole.machine()));
         // Those runs wrote to chunks they shared with the checkpoints;
         // the checkpoints must not have seen it.
         sim.run(&mut NoEvents);

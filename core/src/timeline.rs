@@ -80,10 +80,22 @@ pub struct Timeline {
     /// Events per bucket of `bucket` steps.
     density: Vec<u32>,
     bucket: u64,
-    end: Machine,
+    /// The run at its end: the build's own simulation, moved.
+    end: Simulation,
+    /// The events of the last [`END_LOG_ACCESSES`] accesses, each with
+    /// its access number (1-based), in order.
+    end_events: Vec<(u64, Event)>,
     checkpoint_bytes: usize,
     origins: Origins,
 }
+
+/// The accesses at the end of a run whose events a timeline keeps: a view
+/// that opens at the end (the app's default) draws the run's own machine
+/// and shows these in its log, with no replay. Before, each kernel's
+/// first draw thawed the whole xarray from the last checkpoint and ran
+/// the last accesses again: on the 16 GiB link, 9 ms a kernel natively,
+/// and a second copy of its 19 MB of nodes.
+pub const END_LOG_ACCESSES: u64 = 64;
 
 /// How many samples plots get at most.
 pub const MAX_SAMPLES: u64 = 4096;
@@ -123,6 +135,10 @@ pub struct TimelineBuilder {
     /// added folios for each costs more allocation than the access's
     /// model.
     log: EventLog,
+    /// For the last [`END_LOG_ACCESSES`] accesses: a log that keeps their
+    /// events, and those events.
+    end_log: EventLog,
+    end_events: Vec<(u64, Event)>,
 }
 
 impl TimelineBuilder {
@@ -158,6 +174,8 @@ impl TimelineBuilder {
             origins: Origins::default(),
             sim,
             log: EventLog::notes_only(),
+            end_log: EventLog::new(),
+            end_events: Vec::new(),
         }
     }
 
@@ -189,13 +207,35 @@ impl TimelineBuilder {
     pub fn advance(&mut self, steps: u64) -> bool {
         let mut log = std::mem::take(&mut self.log);
         let from = self.done();
-        for k in from..from.saturating_add(steps).min(self.len) {
+        let to = from.saturating_add(steps).min(self.len);
+        let end_from = self.len.saturating_sub(END_LOG_ACCESSES);
+        for k in from..to.min(end_from) {
             log.clear();
             self.sim.step(&mut log);
             self.record(k, log.notes());
         }
         self.log = log;
+        if to > end_from {
+            self.advance_end(from.max(end_from)..to);
+        }
         self.sim.is_done()
+    }
+
+    /// Runs accesses `ks` among the last [`END_LOG_ACCESSES`], keeping
+    /// their events. Out of line: in the loop above, this second copy of
+    /// an access's recording made the default view's build 2-3% slower.
+    #[inline(never)]
+    fn advance_end(&mut self, ks: std::ops::Range<u64>) {
+        let mut log = std::mem::take(&mut self.end_log);
+        for k in ks {
+            log.clear();
+            self.sim.step(&mut log);
+            log.note_kept();
+            self.record(k, log.notes());
+            self.end_events
+                .extend(log.drain().map(|event| (k + 1, event)));
+        }
+        self.end_log = log;
     }
 
     /// Notes what access `k` (0-based) did, and takes a checkpoint after
@@ -254,10 +294,10 @@ impl TimelineBuilder {
         while !self.advance(crate::sim::RUN_CHUNK) {}
         // The run's own machine is the end state: moved, not copied, so
         // the build never holds two whole machines at once.
-        let (_, end, _) = self.sim.into_parts();
-        self.stores.node_room = end.cache.xa.arena_len();
+        self.stores.node_room = self.sim.machine().cache.xa.arena_len();
         Timeline {
-            end,
+            end: self.sim,
+            end_events: self.end_events,
             cfg: self.cfg,
             len: self.len,
             interval: self.interval,
@@ -488,7 +528,7 @@ impl Timeline {
     pub fn simulation_at(&self, step: u64) -> Simulation {
         let step = step.min(self.len);
         if step == self.len {
-            return Simulation::resume(self.cfg.clone(), self.end.clone(), self.len);
+            return self.end.clone();
         }
         let (i, from) = self.checkpoint_before(step);
         let mut sim = Simulation::resume(
@@ -645,7 +685,18 @@ impl Timeline {
 
     /// The machine at the end.
     pub fn end(&self) -> &Machine {
+        self.end.machine()
+    }
+
+    /// The run at its end, to draw without a copy.
+    pub fn end_simulation(&self) -> &Simulation {
         &self.end
+    }
+
+    /// The events of the last [`END_LOG_ACCESSES`] accesses (or all, in a
+    /// shorter run), each with its access number (1-based), in order.
+    pub fn end_events(&self) -> &[(u64, Event)] {
+        &self.end_events
     }
 
     /// The first step after which two runs of the same pattern hold

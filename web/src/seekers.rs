@@ -16,7 +16,9 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use folioscope_core::{Bin, ChangedPages, Event, LeafBins, Simulation, Span, Timeline};
+use folioscope_core::{
+    Bin, ChangedPages, Event, LeafBins, Simulation, Span, Timeline, END_LOG_ACCESSES,
+};
 
 use crate::state::{Built, Kept};
 
@@ -46,16 +48,67 @@ const NOTE_ACCESSES: u64 = 4096;
 
 /// A simulation of one kernel of the view at one step, with its log.
 struct Position {
-    sim: Simulation,
+    /// None: the timeline's own run at its end, drawn where it stands
+    /// and made a simulation of this position's own once it has to move.
+    /// A view opens at the end, and copying the run there for each kernel
+    /// (a thaw of every node, and the last accesses run again) was the
+    /// bulk of the 16 GiB link's first draw after its build.
+    sim: Option<Simulation>,
     log: Log,
 }
+
+// The log at the end comes from the accesses whose events the timeline
+// keeps.
+const _: () = assert!(LOG_ACCESSES <= END_LOG_ACCESSES);
 
 impl Position {
     fn at_start(timeline: &Timeline) -> Self {
         Position {
-            sim: timeline.simulation_at(0),
+            sim: Some(timeline.simulation_at(0)),
             log: Log::default(),
         }
+    }
+
+    /// The timeline's run at its end, with the events of its last
+    /// accesses as the log.
+    fn at_end(timeline: &Timeline) -> Self {
+        let from = timeline.len().saturating_sub(LOG_ACCESSES);
+        let mut lines = VecDeque::new();
+        let mut current: Option<(u64, usize)> = None;
+        for &(access, event) in timeline.end_events() {
+            if access <= from {
+                continue;
+            }
+            let index = match current {
+                Some((a, i)) if a == access => i + 1,
+                _ => 0,
+            };
+            current = Some((access, index));
+            if lines.len() == LOG_LINES {
+                lines.pop_front();
+            }
+            lines.push_back(LogLine {
+                access,
+                index,
+                event,
+            });
+        }
+        Position {
+            sim: None,
+            log: Log { lines },
+        }
+    }
+
+    fn step(&self, timeline: &Timeline) -> u64 {
+        self.sim
+            .as_ref()
+            .map_or(timeline.len(), Simulation::step_count)
+    }
+
+    fn sim<'a>(&'a self, timeline: &'a Timeline) -> &'a Simulation {
+        self.sim
+            .as_ref()
+            .unwrap_or_else(|| timeline.end_simulation())
     }
 }
 
@@ -85,7 +138,7 @@ struct Seeker {
 impl Seeker {
     fn new(timeline: &Timeline) -> Self {
         Seeker {
-            at: Position::at_start(timeline),
+            at: Position::at_end(timeline),
             spare: None,
             bins: None,
             changed: ChangedPages::new(timeline.config()),
@@ -98,11 +151,11 @@ impl Seeker {
     /// A position at the start stands in for a spare not made yet.
     /// Returns whether the position changed.
     fn take_nearer(&mut self, timeline: &Timeline, step: u64) -> bool {
-        let here = self.at.sim.step_count();
+        let here = self.at.step(timeline);
         if timeline.seeks_in_place(here, step) {
             return false;
         }
-        let there = self.spare.as_ref().map_or(0, |p| p.sim.step_count());
+        let there = self.spare.as_ref().map_or(0, |p| p.step(timeline));
         if !timeline.seeks_in_place(there, step) && there.abs_diff(step) >= here.abs_diff(step) {
             return false;
         }
@@ -118,12 +171,12 @@ impl Seeker {
     /// the pages a short move forward changes (any other move, and any
     /// change of position, changes them all).
     fn seek(&mut self, built: &Built, side: usize, step: u64) {
-        if self.at.sim.step_count() == step {
+        let timeline = &built.sides[side].timeline;
+        if self.at.step(timeline) == step {
             return;
         }
-        let timeline = &built.sides[side].timeline;
         let swapped = self.take_nearer(timeline, step);
-        let here = self.at.sim.step_count();
+        let here = self.at.step(timeline);
         let noted = timeline.seeks_in_place(here, step) && step - here <= NOTE_ACCESSES;
         if swapped || !noted {
             // The kept bins are of the other position, or of a step this
@@ -137,10 +190,13 @@ impl Seeker {
         // logs only the accesses it runs.
         let tail = if noted { step - here } else { LOG_ACCESSES };
         let log_from = step.saturating_sub(LOG_ACCESSES);
+        // A simulation of its own to move: from the start if it stood at
+        // the timeline's end (the seek restores the checkpoint it needs).
+        let sim = self.at.sim.get_or_insert_with(|| timeline.simulation_at(0));
         let lines = &mut self.at.log.lines;
         let changed = &mut self.changed;
         let mut current: Option<(u64, usize)> = None;
-        timeline.seek_logged(&mut self.at.sim, step, tail, |access, event| {
+        timeline.seek_logged(sim, step, tail, |access, event| {
             changed.note(&event);
             if access <= log_from {
                 return;
@@ -170,13 +226,13 @@ impl Seeker {
 
     /// The bins of `span` at the seeker's step: those kept, brought up to
     /// date over the pages changed since.
-    fn bins(&mut self, span: Span) -> Rc<Vec<Bin>> {
+    fn bins(&mut self, timeline: &Timeline, span: Span) -> Rc<Vec<Bin>> {
         let mut bins = match self.bins.take() {
             Some((s, bins)) if s == span => bins,
             // None kept for this span: all are counted.
             _ => Rc::new(Vec::new()),
         };
-        self.at.sim.machine().rebin(
+        self.at.sim(timeline).machine().rebin(
             span,
             Rc::make_mut(&mut bins),
             &self.changed,
@@ -205,7 +261,7 @@ impl Seekers {
     ) -> R {
         let mut current = self.current.borrow_mut();
         let seeker = Self::seeker(&mut current, built, side, step);
-        f(&seeker.at.sim, &seeker.at.log)
+        f(seeker.at.sim(&built.sides[side].timeline), &seeker.at.log)
     }
 
     /// Side `side`'s bins of `span` at `step`. Asked for the same span
@@ -213,7 +269,7 @@ impl Seekers {
     /// pages the accesses in between changed are counted again.
     pub fn bins(&self, built: &Kept<Built>, side: usize, step: u64, span: Span) -> Rc<Vec<Bin>> {
         let mut current = self.current.borrow_mut();
-        Self::seeker(&mut current, built, side, step).bins(span)
+        Self::seeker(&mut current, built, side, step).bins(&built.sides[side].timeline, span)
     }
 
     /// Side `side`'s seeker, moved to `step`; all made anew for a view
@@ -254,7 +310,7 @@ impl PartialEq for SeekersHandle {
 mod tests {
     use super::*;
     use crate::state::BuiltSide;
-    use folioscope_core::{Pattern, Scenario, Timeline};
+    use folioscope_core::{Madvise, Pattern, Scenario, Timeline};
 
     /// The timeline of `scenario`, and a view of it alone.
     fn one_kernel(scenario: Scenario) -> (Rc<Timeline>, Kept<Built>) {
@@ -272,9 +328,10 @@ mod tests {
 
     /// The log after moving through `steps` in order is, each time, the
     /// events of the accesses in `(step - LOG_ACCESSES, step]`, numbered,
-    /// the newest [`LOG_LINES`] of them: after moves in place, from
-    /// checkpoints, and back to a spare position (20 from 1210, then 1215
-    /// from the spare at 1210, in place).
+    /// the newest [`LOG_LINES`] of them: at the end as the timeline keeps
+    /// it, after moves in place, from checkpoints, and back to a spare
+    /// position (20 from 1210, then 1215 from the spare at 1210, in
+    /// place; the end from the spare left there).
     #[test]
     fn the_log_holds_the_events_of_the_last_accesses_after_any_move() {
         let scenario = Scenario {
@@ -285,8 +342,25 @@ mod tests {
         let (timeline, built) = one_kernel(scenario);
         let seekers = Seekers::default();
         let len = timeline.len();
-        let mut steps = vec![0, 1, 2, 50, 51, 60, 400, 399, 1200, 1210, 20, 1215];
-        steps.extend([len, len - 3]);
+        // First the end, where a view opens and the timeline's own run
+        // is drawn, then away from it and back.
+        let mut steps = vec![
+            len,
+            len - 1,
+            0,
+            1,
+            2,
+            50,
+            51,
+            60,
+            400,
+            399,
+            1200,
+            1210,
+            20,
+            1215,
+        ];
+        steps.extend([len, len - 3, len]);
         for step in steps {
             let (at, lines) = seekers.with(&built, 0, step, |sim, log| {
                 (
@@ -315,6 +389,46 @@ mod tests {
                     lines[k], want[k]
                 );
             }
+        }
+    }
+
+    /// At the end, where a view opens, the log is the events of the last
+    /// accesses as the timeline kept them: in a run where every access
+    /// makes events (a backward walk faults on each page), and in one
+    /// shorter than the log.
+    #[test]
+    fn the_log_at_the_end_is_the_last_accesses_events() {
+        for (file_size, pattern, madvise) in [
+            (8 << 20, Pattern::Rev, Madvise::Sequential),
+            (64 << 10, Pattern::Fwd, Madvise::Normal),
+        ] {
+            let (timeline, built) = one_kernel(Scenario {
+                file_size,
+                pattern,
+                madvise,
+                ..Scenario::default()
+            });
+            let len = timeline.len();
+            let lines = Seekers::default().with(&built, 0, len, |_, log| {
+                log.lines.iter().copied().collect::<Vec<_>>()
+            });
+            let want: Vec<LogLine> =
+                (len.saturating_sub(LOG_ACCESSES) + 1..=len)
+                    .flat_map(|access| {
+                        timeline.events_of(access).into_iter().enumerate().map(
+                            move |(index, event)| LogLine {
+                                access,
+                                index,
+                                event,
+                            },
+                        )
+                    })
+                    .collect();
+            // The access before those makes events too, and is not shown.
+            if len > LOG_ACCESSES {
+                assert!(!timeline.events_of(len - LOG_ACCESSES).is_empty());
+            }
+            assert_eq!(lines, want, "{len} accesses");
         }
     }
 
@@ -352,6 +466,8 @@ mod tests {
         };
         let len = timeline.len();
         let moves = [
+            (len, wide),
+            (len, near),
             (0, wide),
             (1, wide),
             (2, wide),
