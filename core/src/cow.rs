@@ -255,6 +255,13 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         self.items.get(i)
     }
 
+    /// Gives back the room reserved past the items: the allocator shrinks
+    /// the vector where it stands, copying nothing.
+    pub fn shrink_to_fit(&mut self) {
+        self.items.shrink_to_fit();
+        self.dirty.shrink_to_fit();
+    }
+
     /// Room for `additional` more items, so that pushing them never
     /// reallocates and copies the vector.
     pub fn reserve(&mut self, additional: usize) {

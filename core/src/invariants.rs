@@ -959,6 +959,38 @@ fn seeks_never_grow_the_node_arena() {
     }
 }
 
+/// A run keeps room for the nodes of its whole file; its timeline's end
+/// gives back what the run did not use, for the machines seeks make.
+#[test]
+fn a_timelines_end_keeps_no_room_past_its_nodes() {
+    // Random accesses to one page in 200 of 64 MiB, with MADV_RANDOM:
+    // a few dozen leaves of the 256 the file could need.
+    let cfg = Config::new(Scenario {
+        file_size: 64 << 20,
+        madvise: Madvise::Random,
+        pattern: Pattern::Random {
+            milli_pct: 500,
+            seed: 3,
+        },
+        ..Scenario::default()
+    })
+    .unwrap();
+    let mut run = Simulation::new(cfg.clone());
+    run.run(&mut NoEvents);
+    let reserved = run.machine().cache.xa.arena_bytes();
+    let timeline = Timeline::build(cfg, usize::MAX);
+    let end = &timeline.end().cache.xa;
+    assert!(
+        end.clone().arena_bytes() < reserved,
+        "the run used all the room it reserved"
+    );
+    assert_eq!(
+        end.arena_bytes(),
+        end.clone().arena_bytes(),
+        "the end's arena kept room past its nodes (a clone keeps none)"
+    );
+}
+
 #[test]
 fn checkpoints_share_what_did_not_change() {
     // A walk of 256 MiB with MADV_RANDOM, so order-0 folios fill a

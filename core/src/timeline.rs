@@ -293,8 +293,14 @@ impl TimelineBuilder {
     pub fn finish(mut self) -> Timeline {
         while !self.advance(crate::sim::RUN_CHUNK) {}
         // The run's own machine is the end state: moved, not copied, so
-        // the build never holds two whole machines at once.
+        // the build never holds two whole machines at once. Its xarray
+        // kept room for the nodes of the whole file and will not grow
+        // again: the room goes back to the allocator, for the machines
+        // that seeks make. On the 16 GiB link that is 20 MB a kernel, which
+        // the app's wasm memory otherwise grew by again when its seekers
+        // reserved their own.
         self.stores.node_room = self.sim.machine().cache.xa.arena_len();
+        self.sim.machine_mut().cache.xa.shrink_arena();
         Timeline {
             end: self.sim,
             end_events: self.end_events,

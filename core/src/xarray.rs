@@ -373,6 +373,12 @@ impl XArray {
         self.nodes.len()
     }
 
+    /// Gives back the arena's room past the nodes it holds, for an array
+    /// that will not grow again: a run's at its end.
+    pub(crate) fn shrink_arena(&mut self) {
+        self.nodes.shrink_to_fit();
+    }
+
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.head == 0
