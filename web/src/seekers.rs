@@ -42,6 +42,27 @@ pub struct Log {
     pub lines: VecDeque<LogLine>,
 }
 
+impl Log {
+    /// Adds `event` of `access`, numbered after the events of that access
+    /// added before it, dropping the oldest line past [`LOG_LINES`].
+    /// `current` is the access last added to and its last line's index.
+    fn push(&mut self, access: u64, event: Event, current: &mut Option<(u64, usize)>) {
+        let index = match *current {
+            Some((a, i)) if a == access => i + 1,
+            _ => 0,
+        };
+        *current = Some((access, index));
+        if self.lines.len() == LOG_LINES {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(LogLine {
+            access,
+            index,
+            event,
+        });
+    }
+}
+
 /// Past this many accesses, a move forward does not note the pages they
 /// change: the bins are counted afresh instead.
 const NOTE_ACCESSES: u64 = 4096;
@@ -73,30 +94,14 @@ impl Position {
     /// accesses as the log.
     fn at_end(timeline: &Timeline) -> Self {
         let from = timeline.len().saturating_sub(LOG_ACCESSES);
-        let mut lines = VecDeque::new();
-        let mut current: Option<(u64, usize)> = None;
+        let mut log = Log::default();
+        let mut current = None;
         for &(access, event) in timeline.end_events() {
-            if access <= from {
-                continue;
+            if access > from {
+                log.push(access, event, &mut current);
             }
-            let index = match current {
-                Some((a, i)) if a == access => i + 1,
-                _ => 0,
-            };
-            current = Some((access, index));
-            if lines.len() == LOG_LINES {
-                lines.pop_front();
-            }
-            lines.push_back(LogLine {
-                access,
-                index,
-                event,
-            });
         }
-        Position {
-            sim: None,
-            log: Log { lines },
-        }
+        Position { sim: None, log }
     }
 
     fn step(&self, timeline: &Timeline) -> u64 {
@@ -193,7 +198,7 @@ impl Seeker {
         // A simulation of its own to move: from the start if it stood at
         // the timeline's end (the seek restores the checkpoint it needs).
         let sim = self.at.sim.get_or_insert_with(|| timeline.simulation_at(0));
-        let lines = &mut self.at.log.lines;
+        let log = &mut self.at.log;
         let changed = &mut self.changed;
         let mut current: Option<(u64, usize)> = None;
         timeline.seek_logged(sim, step, tail, |access, event| {
@@ -201,27 +206,14 @@ impl Seeker {
             if access <= log_from {
                 return;
             }
-            let index = match current {
-                Some((a, i)) if a == access => i + 1,
-                _ => {
-                    if current.is_none() {
-                        // The accesses from here on are logged anew.
-                        lines.retain(|l| l.access < access);
-                    }
-                    0
-                }
-            };
-            current = Some((access, index));
-            if lines.len() == LOG_LINES {
-                lines.pop_front();
+            if current.is_none() {
+                // The accesses from here on are logged anew.
+                log.lines.retain(|l| l.access < access);
             }
-            lines.push_back(LogLine {
-                access,
-                index,
-                event,
-            });
+            log.push(access, event, &mut current);
         });
-        lines.retain(|l| l.access > log_from && l.access <= step);
+        log.lines
+            .retain(|l| l.access > log_from && l.access <= step);
     }
 
     /// The bins of `span` at the seeker's step: those kept, brought up to
@@ -326,6 +318,26 @@ mod tests {
         (timeline, built)
     }
 
+    /// What the log holds at `step`: the events of the accesses in
+    /// `(step - LOG_ACCESSES, step]`, numbered, the newest [`LOG_LINES`].
+    fn log_at(timeline: &Timeline, step: u64) -> Vec<LogLine> {
+        let mut want: Vec<LogLine> = (step.saturating_sub(LOG_ACCESSES) + 1..=step)
+            .flat_map(|access| {
+                timeline
+                    .events_of(access)
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(index, event)| LogLine {
+                        access,
+                        index,
+                        event,
+                    })
+            })
+            .collect();
+        want.drain(..want.len().saturating_sub(LOG_LINES));
+        want
+    }
+
     /// The log after moving through `steps` in order is, each time, the
     /// events of the accesses in `(step - LOG_ACCESSES, step]`, numbered,
     /// the newest [`LOG_LINES`] of them: at the end as the timeline keeps
@@ -369,19 +381,7 @@ mod tests {
                 )
             });
             assert_eq!(at, step);
-            let mut want: Vec<LogLine> =
-                (step.saturating_sub(LOG_ACCESSES) + 1..=step)
-                    .flat_map(|access| {
-                        timeline.events_of(access).into_iter().enumerate().map(
-                            move |(index, event)| LogLine {
-                                access,
-                                index,
-                                event,
-                            },
-                        )
-                    })
-                    .collect();
-            want.drain(..want.len().saturating_sub(LOG_LINES));
+            let want = log_at(&timeline, step);
             assert_eq!(lines.len(), want.len(), "at step {step}");
             if let Some(k) = (0..want.len()).find(|&k| lines[k] != want[k]) {
                 panic!(
@@ -412,23 +412,11 @@ mod tests {
             let lines = Seekers::default().with(&built, 0, len, |_, log| {
                 log.lines.iter().copied().collect::<Vec<_>>()
             });
-            let want: Vec<LogLine> =
-                (len.saturating_sub(LOG_ACCESSES) + 1..=len)
-                    .flat_map(|access| {
-                        timeline.events_of(access).into_iter().enumerate().map(
-                            move |(index, event)| LogLine {
-                                access,
-                                index,
-                                event,
-                            },
-                        )
-                    })
-                    .collect();
             // The access before those makes events too, and is not shown.
             if len > LOG_ACCESSES {
                 assert!(!timeline.events_of(len - LOG_ACCESSES).is_empty());
             }
-            assert_eq!(lines, want, "{len} accesses");
+            assert_eq!(lines, log_at(&timeline, len), "{len} accesses");
         }
     }
 
