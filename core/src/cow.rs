@@ -446,12 +446,12 @@ impl<T: Clone, const N: usize> Frozen<T, N> {
         self.len.min(end) == len.min(end)
     }
 
-    /// Bytes this freeze added beside the chunks and segments it shared.
     /// Items in the frozen vector.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Bytes this freeze added beside the chunks and segments it shared.
     pub fn new_bytes(&self) -> usize {
         self.new_bytes
     }
