@@ -992,6 +992,35 @@ fn a_timelines_end_keeps_no_room_past_its_nodes() {
 }
 
 #[test]
+fn a_simulation_made_ahead_at_the_start_has_room_for_the_runs_nodes() {
+    let cfg = Config::new(Scenario {
+        file_size: 64 << 20,
+        madvise: Madvise::Random,
+        pattern: Pattern::Random {
+            milli_pct: 500,
+            seed: 3,
+        },
+        ..Scenario::default()
+    })
+    .unwrap();
+    let timeline = Timeline::build(cfg, usize::MAX);
+    let end = timeline.end().cache.xa.clone().arena_bytes();
+    let bare = timeline.simulation_at(0);
+    let ahead = timeline.simulation_at_start_with_room();
+    assert_eq!(ahead.step_count(), 0);
+    assert!(
+        bare.machine().cache.xa.arena_bytes() < end,
+        "a bare start already had the run's room"
+    );
+    assert!(
+        ahead.machine().cache.xa.arena_bytes() >= end,
+        "{} bytes of room at the start, the run's nodes take {end}",
+        ahead.machine().cache.xa.arena_bytes()
+    );
+    assert!(!ahead.machine().differs_quickly(bare.machine()));
+}
+
+#[test]
 fn checkpoints_share_what_did_not_change() {
     // A walk of 256 MiB with MADV_RANDOM, so order-0 folios fill a
     // thousand leaves: each checkpoint adds the few leaves and page-table

@@ -379,6 +379,12 @@ impl XArray {
         self.nodes.shrink_to_fit();
     }
 
+    /// Makes room in the arena for `room` nodes in all, now rather than
+    /// at the first thaw or step that needs it.
+    pub(crate) fn reserve_arena(&mut self, room: usize) {
+        self.nodes.reserve(room.saturating_sub(self.nodes.len()));
+    }
+
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.head == 0
@@ -1263,7 +1269,7 @@ impl XArray {
     /// four of six e2e 06 runs, against 5-7 ms without it.
     pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes, pool: &NodePool, room: usize) {
         if frozen.len() > 0 {
-            self.nodes.reserve(room.saturating_sub(self.nodes.len()));
+            self.reserve_arena(room);
         }
         self.nodes.thaw_into(frozen, pool);
     }

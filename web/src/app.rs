@@ -120,10 +120,11 @@ pub fn App() -> Html {
     use_file_drop(dispatch.clone());
     use_recording_link(dispatch.clone());
     use_warm_up(
-        state.built.is_some(),
+        state.built.clone(),
         state.len,
         (!state.playing).then(|| (state.step, state.cursor.as_ref().map(|c| c.applied))),
         dispatch.clone(),
+        (*seekers).clone(),
     );
 
     let handles = Handles {

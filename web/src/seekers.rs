@@ -90,6 +90,15 @@ impl Position {
         }
     }
 
+    /// At the start, with room made for the run's nodes: a position made
+    /// ahead of time, which then grows no memory when it first moves.
+    fn at_start_with_room(timeline: &Timeline) -> Self {
+        Position {
+            sim: Some(timeline.simulation_at_start_with_room()),
+            log: Log::default(),
+        }
+    }
+
     /// The timeline's run at its end, with the events of its last
     /// accesses as the log.
     fn at_end(timeline: &Timeline) -> Self {
@@ -130,8 +139,9 @@ impl Position {
 /// machine, once a jump has made one.
 struct Seeker {
     at: Position,
-    /// Where the view stood before the jump that took the other; none
-    /// until a jump lands nearer the start than where the view stood.
+    /// Where the view stood before the jump that took the other; at the
+    /// start once made ahead (`Seekers::make_spares`); none until then,
+    /// or until a jump lands nearer the start than where the view stood.
     spare: Option<Position>,
     bins: Option<(Span, Rc<Vec<Bin>>)>,
     changed: ChangedPages,
@@ -262,6 +272,25 @@ impl Seekers {
     pub fn bins(&self, built: &Kept<Built>, side: usize, step: u64, span: Span) -> Rc<Vec<Bin>> {
         let mut current = self.current.borrow_mut();
         Self::seeker(&mut current, built, side, step).bins(&built.sides[side].timeline, span)
+    }
+
+    /// Makes each side's spare position of `built`, the view on screen,
+    /// where none was made yet: at the start, with room for the run's
+    /// nodes. Made on the first jump that needs it instead, the 16 GiB
+    /// link's spares took 18 MB a kernel there, and that jump grew the
+    /// wasm memory past V8's global allocation limit, which started a
+    /// major collection: its finalisation took 2.4-5.1 ms of a later jump.
+    /// Does nothing for a view no longer on screen, or not drawn yet.
+    pub fn make_spares(&self, built: &Kept<Built>) {
+        let mut current = self.current.borrow_mut();
+        let Some((b, seekers)) = current.as_mut().filter(|(b, _)| b == built) else {
+            return;
+        };
+        for (seeker, side) in seekers.iter_mut().zip(&b.sides) {
+            seeker
+                .spare
+                .get_or_insert_with(|| Position::at_start_with_room(&side.timeline));
+        }
     }
 
     /// Side `side`'s seeker, moved to `step`; all made anew for a view
@@ -418,6 +447,51 @@ mod tests {
             }
             assert_eq!(lines, log_at(&timeline, len), "{len} accesses");
         }
+    }
+
+    /// Spares made ahead stand at the start, for the view on screen only,
+    /// and a jump near the start then moves the spare, to the machine
+    /// the timeline has there.
+    #[test]
+    fn spares_made_ahead_stand_at_the_start_of_the_view_on_screen() {
+        let scenario = Scenario {
+            file_size: 64 << 20,
+            pattern: Pattern::Random {
+                milli_pct: 30_000,
+                seed: 7,
+            },
+            ..Scenario::default()
+        };
+        let (timeline, built) = one_kernel(scenario.clone());
+        let (_, other) = one_kernel(scenario);
+        let len = timeline.len();
+        let seekers = Seekers::default();
+        let spare = |seekers: &Seekers| {
+            let current = seekers.current.borrow();
+            current
+                .as_ref()
+                .map(|(_, s)| s[0].spare.as_ref().map(|p| p.step(&timeline)))
+        };
+        // Nothing is drawn yet: nothing to make them for.
+        seekers.make_spares(&built);
+        assert_eq!(spare(&seekers), None);
+        seekers.with(&built, 0, len, |_, _| ());
+        // Another view than the one on screen.
+        seekers.make_spares(&other);
+        assert_eq!(spare(&seekers), Some(None));
+        seekers.make_spares(&built);
+        assert_eq!(spare(&seekers), Some(Some(0)));
+        let near_start = len / 16;
+        let (at, same) = seekers.with(&built, 0, near_start, |sim, _| {
+            (
+                sim.step_count(),
+                !sim.machine()
+                    .differs_quickly(&timeline.machine_at(near_start)),
+            )
+        });
+        assert_eq!((at, same), (near_start, true));
+        // The position at the end is the spare now.
+        assert_eq!(spare(&seekers), Some(Some(len)));
     }
 
     /// The bins a seeker keeps and brings up to date are the machine's
