@@ -148,8 +148,20 @@ impl TimelineBuilder {
         let mut sim = Simulation::new(cfg.clone());
         let len = sim.len();
         // Checkpoints share unchanged xarray and page-table chunks, so they
-        // can be close: a seek replays at most `interval` accesses.
-        let interval = (len / 512).max(256).next_power_of_two();
+        // can be close: a seek replays at most `interval` accesses. At
+        // least 1024, not 256 as before 2026-12-04: a short run of random
+        // accesses over a large file writes new nodes and PTE chunks at
+        // almost every access, so its checkpoints copy most of what they
+        // hold, and the first touches of that memory were a large part
+        // of a build in the browser. On the 16 GiB link (41,944 accesses)
+        // its checkpoints take 59.7 MB a kernel instead of 86.5, and in
+        // Chromium its first render took 489 against 533 ms (median of 12
+        // loads each, alternated). Its seeks replay more: natively, the
+        // timing test's jumps take 0.50 against 0.35 ms on average, and
+        // in e2e 06 its jump median rose by about half a millisecond. A
+        // run of costlier accesses (16 GiB read in 1 MiB blocks) seeks in
+        // 0.07 ms. Runs of 512K accesses or more keep their interval.
+        let interval = (len / 512).max(1024).next_power_of_two();
         let bucket = len.div_ceil(DENSITY_BUCKETS).max(1);
         let sample_every = len.div_ceil(MAX_SAMPLES).max(1);
         let mut stores = Stores::default();
@@ -595,12 +607,14 @@ impl Timeline {
         let step = step.min(self.len);
         let next_checkpoint = (here / self.interval + 1) * self.interval;
         // Not two intervals: the 16 GiB link's frames of play (273
-        // accesses, its interval 256) then ran in place, noting their
-        // pages; natively stepping and binning fell from 0.605 to 0.510
-        // ms a frame, but in Chromium (2 s of play, six runs each in both
-        // orders) the script did not fall, 493 against 485 ms on average:
-        // binning took 116 against 135 ms, but stepping with the events
-        // of all 273 accesses logged took 111 against 85.
+        // accesses, when its interval was 256) then ran in place, noting
+        // their pages; natively stepping and binning fell from 0.605 to
+        // 0.510 ms a frame, but in Chromium (2 s of play, six runs each
+        // in both orders) the script did not fall, 493 against 485 ms on
+        // average: binning took 116 against 135 ms, but stepping with the
+        // events of all 273 accesses logged took 111 against 85. At its
+        // interval of 1024 its frames run in place, and its play's p95 in
+        // e2e 06 stayed where it was.
         step >= here && (step < next_checkpoint || step - here <= self.interval)
     }
 
