@@ -959,13 +959,10 @@ fn seeks_never_grow_the_node_arena() {
     }
 }
 
-/// A run keeps room for the nodes of its whole file; its timeline's end
-/// gives back what the run did not use, for the machines seeks make.
-#[test]
-fn a_timelines_end_keeps_no_room_past_its_nodes() {
-    // Random accesses to one page in 200 of 64 MiB, with MADV_RANDOM:
-    // a few dozen leaves of the 256 the file could need.
-    let cfg = Config::new(Scenario {
+/// Random accesses to one page in 200 of 64 MiB, with MADV_RANDOM: a few
+/// dozen leaves of the 256 the file could need.
+fn sparse_random_64m() -> Config {
+    Config::new(Scenario {
         file_size: 64 << 20,
         madvise: Madvise::Random,
         pattern: Pattern::Random {
@@ -974,7 +971,14 @@ fn a_timelines_end_keeps_no_room_past_its_nodes() {
         },
         ..Scenario::default()
     })
-    .unwrap();
+    .unwrap()
+}
+
+/// A run keeps room for the nodes of its whole file; its timeline's end
+/// gives back what the run did not use, for the machines seeks make.
+#[test]
+fn a_timelines_end_keeps_no_room_past_its_nodes() {
+    let cfg = sparse_random_64m();
     let mut run = Simulation::new(cfg.clone());
     run.run(&mut NoEvents);
     let reserved = run.machine().cache.xa.arena_bytes();
@@ -993,16 +997,7 @@ fn a_timelines_end_keeps_no_room_past_its_nodes() {
 
 #[test]
 fn a_simulation_made_ahead_at_the_start_has_room_for_the_runs_nodes() {
-    let cfg = Config::new(Scenario {
-        file_size: 64 << 20,
-        madvise: Madvise::Random,
-        pattern: Pattern::Random {
-            milli_pct: 500,
-            seed: 3,
-        },
-        ..Scenario::default()
-    })
-    .unwrap();
+    let cfg = sparse_random_64m();
     let timeline = Timeline::build(cfg, usize::MAX);
     let end = timeline.end().cache.xa.clone().arena_bytes();
     let bare = timeline.simulation_at(0);

@@ -449,19 +449,24 @@ mod tests {
         }
     }
 
-    /// Spares made ahead stand at the start, for the view on screen only,
-    /// and a jump near the start then moves the spare, to the machine
-    /// the timeline has there.
-    #[test]
-    fn spares_made_ahead_stand_at_the_start_of_the_view_on_screen() {
-        let scenario = Scenario {
+    /// Random accesses to 30% of the pages of 64 MiB.
+    fn random_64m() -> Scenario {
+        Scenario {
             file_size: 64 << 20,
             pattern: Pattern::Random {
                 milli_pct: 30_000,
                 seed: 7,
             },
             ..Scenario::default()
-        };
+        }
+    }
+
+    /// Spares made ahead stand at the start, for the view on screen only,
+    /// and a jump near the start then moves the spare, to the machine
+    /// the timeline has there.
+    #[test]
+    fn spares_made_ahead_stand_at_the_start_of_the_view_on_screen() {
+        let scenario = random_64m();
         let (timeline, built) = one_kernel(scenario.clone());
         let (_, other) = one_kernel(scenario);
         let len = timeline.len();
@@ -499,14 +504,7 @@ mod tests {
     /// and moves back (counted afresh), and a change of span.
     #[test]
     fn kept_bins_are_the_bins_of_the_machine_at_each_step() {
-        let scenario = Scenario {
-            file_size: 64 << 20,
-            pattern: Pattern::Random {
-                milli_pct: 30_000,
-                seed: 7,
-            },
-            ..Scenario::default()
-        };
+        let scenario = random_64m();
         let (timeline, built) = one_kernel(scenario);
         let seekers = Seekers::default();
         let pages = timeline.config().geometry().nr_pages;
