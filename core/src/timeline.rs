@@ -560,10 +560,9 @@ impl Timeline {
 
     /// A simulation at the start that already has room for as many nodes
     /// as the run holds: one made ahead of time, to keep in reserve, which
-    /// then takes no more memory on its first seek. [`Timeline::simulation_at`]
-    /// at the start reserves none (the run's start holds no nodes): made
-    /// in the middle of a jump, a reserve of 18 MB a kernel on the 16 GiB
-    /// link made that jump take 11-21 ms in Chromium instead of 5-7.
+    /// then takes no more memory on its first seek.
+    /// [`Timeline::simulation_at`] at the start reserves none, for the
+    /// reason `XArray::thaw_nodes` gives.
     pub fn simulation_at_start_with_room(&self) -> Simulation {
         let mut sim = self.simulation_at(0);
         sim.machine_mut()
