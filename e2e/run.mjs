@@ -68,8 +68,9 @@ async function newPage(query = '', viewport = { width: 1400, height: 900 }, opti
   await page.waitForSelector('[data-testid="strip"]', { timeout: 15000 });
   page.loadMs = Date.now() - t0;
   // The app builds the view's timelines after the first paint, then
-  // rehearses a jump once (web/src/hooks/use_warm_up.rs); tests start
-  // when it is done, as a user's first move would.
+  // takes a short run's checkpoints and rehearses a jump once
+  // (web/src/hooks/use_warm_up.rs); tests start when it is done, as a
+  // user's first move would.
   await page.waitForSelector('html[data-warm="1"]', { state: 'attached', timeout: 15000 });
   return page;
 }

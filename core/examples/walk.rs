@@ -2,14 +2,17 @@
 //! [KERNEL]`, the kernel a variant's name (v6.18 when none is given).
 //! Prints the best time in milliseconds, the figures and (on Linux) the
 //! peak resident memory, as one JSON line. With `timeline` it builds the
-//! checkpointed timeline the web app keeps, instead of a bare run. The same
-//! source runs native and as wasm (wasm32-wasip1 under Node), which is how
-//! `cargo xtask bench` measures the wasm/native ratio in one run.
+//! checkpointed timeline the web app keeps, as the app does (a short
+//! run's checkpoints by a second run, `Indexing::by_length`), instead of
+//! a bare run. The same source runs native and as wasm (wasm32-wasip1
+//! under Node), which is how `cargo xtask bench` measures the wasm/native
+//! ratio in one run.
 
 use std::time::Instant;
 
 use folioscope_core::{
-    Config, Kernel, Madvise, NoEvents, Pattern, Simulation, Summary, Timeline, Variant,
+    Config, Indexing, Kernel, Madvise, NoEvents, Pattern, Simulation, Summary, Timeline,
+    TimelineBuilder, Variant,
 };
 
 /// Peak resident set in KiB, where the platform tells it.
@@ -17,6 +20,19 @@ fn peak_rss_kb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The web app's checkpoint budget (`CHECKPOINT_BUDGET` in the web crate).
+const BUDGET: usize = 96 << 20;
+
+/// `cfg`'s timeline, indexed as the web app indexes it: a short run's
+/// checkpoints by a second run once the first is built.
+fn app_timeline(cfg: &Config) -> Timeline {
+    let t = TimelineBuilder::indexing(cfg.clone(), Indexing::by_length(cfg, BUDGET)).finish();
+    if let Some(index) = t.index_builder(BUDGET) {
+        t.set_index(index);
+    }
+    t
 }
 
 fn main() {
@@ -58,7 +74,7 @@ fn main() {
     for _ in 0..repeats {
         let t = Instant::now();
         let s = if timeline {
-            Summary::of(Timeline::build(cfg.clone(), 96 << 20).end())
+            Summary::of(app_timeline(&cfg).end())
         } else {
             let mut sim = Simulation::new(cfg.clone());
             sim.run(&mut NoEvents);

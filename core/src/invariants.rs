@@ -12,9 +12,9 @@
 
 use crate::fault::MMAP_LOTSAMISS;
 use crate::{
-    Access, Backing, Bin, ChangedPages, Config, Event, KFunc, Kernel, LeafBins, Lockstep, Machine,
-    Madvise, NoEvents, Patch, Pattern, Picture, Scenario, Simulation, Span, Summary, Timeline,
-    TmpfsFile,
+    Access, Backing, Bin, ChangedPages, Config, Event, Indexing, KFunc, Kernel, LeafBins, Lockstep,
+    Machine, Madvise, NoEvents, Patch, Pattern, Picture, Scenario, Simulation, Span, Summary,
+    Timeline, TimelineBuilder, TmpfsFile,
 };
 use proptest::prelude::*;
 
@@ -499,7 +499,7 @@ proptest! {
         // Built in lockstep, a slice at a time, with the first run only
         // replayed: the same difference, and the same timeline for the
         // run that was built.
-        let mut lockstep = Lockstep::new(vec![(cfg, false), (other, true)], 1 << 20);
+        let mut lockstep = Lockstep::new(vec![(cfg, false), (other, true)], Indexing::AsItRuns { budget_bytes: 1 << 20 });
         while !lockstep.advance(97) {}
         let (built, diffs) = lockstep.finish();
         prop_assert_eq!(diffs, vec![found]);
@@ -633,6 +633,47 @@ proptest! {
         // the checkpoints must not have seen it.
         sim.run(&mut NoEvents);
         prop_assert_eq!(Summary::of(&timeline.machine_at(target)), Summary::of(straight.machine()));
+    }
+
+    /// A timeline whose checkpoints are left for later seeks from the
+    /// start until an index builder's run sets them; then it holds what a
+    /// timeline indexed as it ran holds, and a simulation moved before
+    /// still lands right.
+    #[test]
+    fn a_timeline_indexed_later_seeks_as_one_indexed_as_it_runs(cfg in config(), frac in 0.0f64..1.0, slice in 1u64..5000) {
+        let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
+        prop_assume!(len <= 20_000);
+        let budget = 1 << 20;
+        let now = Timeline::build(cfg.clone(), budget);
+        let later = TimelineBuilder::indexing(cfg, Indexing::Later).finish();
+        prop_assert!(now.is_indexed() && now.index_builder(budget).is_none());
+        prop_assert!(!later.is_indexed());
+        prop_assert!(later.interval() > len, "unindexed, seeks replay from the start");
+        let target = (len as f64 * frac) as u64;
+        prop_assert!(later.machine_at(target).same_state(&now.machine_at(target)));
+        let mut moved = later.simulation_at(len);
+        later.seek(&mut moved, target);
+        prop_assert!(moved.machine().same_state(&now.machine_at(target)));
+        prop_assert_eq!(later.samples(), now.samples());
+        prop_assert_eq!(later.density(), now.density());
+        prop_assert_eq!(later.end_events(), now.end_events());
+        for mark in crate::Mark::ALL {
+            prop_assert_eq!(later.marks(mark), now.marks(mark), "{:?}", mark);
+        }
+        let mut builder = later.index_builder(budget).expect("not indexed yet");
+        while !builder.advance(slice) {
+            prop_assert!(builder.done() < builder.len());
+        }
+        later.set_index(builder);
+        prop_assert!(later.is_indexed() && later.index_builder(budget).is_none());
+        prop_assert_eq!(later.interval(), now.interval());
+        prop_assert_eq!(later.checkpoint_bytes(), now.checkpoint_bytes());
+        for to in [target, len / 2, 0, len, target / 3, len * 2 / 3, target] {
+            later.seek(&mut moved, to);
+            let want = now.machine_at(to);
+            prop_assert!(moved.machine().same_state(&want), "seeking to {}", to);
+            prop_assert!(later.machine_at(to).same_state(&want), "step {}", to);
+        }
     }
 }
 

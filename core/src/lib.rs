@@ -165,7 +165,10 @@ pub use picture::{Figures, Picture};
 pub use readahead::FileRaState;
 pub use sim::Simulation;
 pub use summary::{FolioRun, Summary};
-pub use timeline::{Lockstep, Mark, Sample, Timeline, TimelineBuilder, END_LOG_ACCESSES};
+pub use timeline::{
+    IndexBuilder, Indexing, Lockstep, Mark, Sample, Timeline, TimelineBuilder, END_LOG_ACCESSES,
+    INDEX_LATER_MAX_ACCESSES,
+};
 pub use tracepoint::{RaFields, Tracepoint};
 pub use view::{
     Bin, Covering, LeafBins, Mapped, NodeView, PageView, PathNode, Slot, Span, XaPath, XaTree,

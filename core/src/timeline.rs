@@ -1,6 +1,7 @@
 //! A whole scenario, run once, kept so that any step can be reached fast:
-//! checkpoints of the machine every `interval` steps, sampled counters for
-//! plots, the steps where notable events happened, and event density.
+//! checkpoints of the machine every `interval` steps (its index), sampled
+//! counters for plots, the steps where notable events happened, and event
+//! density.
 //!
 //! Reaching step N restores the checkpoint at or before N and runs the few
 //! steps after it, so a jump costs one copy of the state plus at most
@@ -8,15 +9,17 @@
 //! chunks and the page tables' chunks that did not change between them
 //! ([`crate::checkpoint`]), so they can sit a few hundred accesses apart.
 
+mod index;
 mod marks;
 mod origins;
 
-use std::rc::Rc;
+use std::cell::OnceCell;
 
+use index::{Checkpointer, Index};
+pub use index::{IndexBuilder, Indexing, INDEX_LATER_MAX_ACCESSES};
 use marks::MarkRuns;
 use origins::Origins;
 
-use crate::checkpoint::{Checkpoint, Stores};
 use crate::config::Config;
 use crate::event::{Event, EventKind, NoEvents};
 use crate::event_log::{AccessNotes, EventLog};
@@ -68,12 +71,13 @@ impl Mark {
 pub struct Timeline {
     cfg: Config,
     len: u64,
-    interval: u64,
-    /// Shared so that the build can keep the last one it took.
-    checkpoints: Vec<Rc<Checkpoint>>,
-    /// The checkpoints' nodes and PTE bits, shared by the timeline's
-    /// clones.
-    stores: Rc<Stores>,
+    /// The checkpoint at the start alone: what seeks use until `index` is
+    /// set.
+    start: Index,
+    /// The checkpoints, once taken: by the build, or later by an
+    /// [`IndexBuilder`]. Set once; a seek's result is the same either
+    /// way, only its cost differs.
+    index: OnceCell<Index>,
     samples: Vec<Sample>,
     /// For each [`Mark`], the 1-based steps (accesses done) after which it happened.
     marks: [MarkRuns; 3],
@@ -85,7 +89,6 @@ pub struct Timeline {
     /// The events of the last [`END_LOG_ACCESSES`] accesses, each with
     /// its access number (1-based), in order.
     end_events: Vec<(u64, Event)>,
-    checkpoint_bytes: usize,
     origins: Origins,
 }
 
@@ -110,9 +113,7 @@ pub struct TimelineBuilder {
     cfg: Config,
     sim: Simulation,
     len: u64,
-    budget_bytes: usize,
-    /// A power of two, so that the test for a checkpoint is a mask.
-    interval: u64,
+    indexing: Indexing,
     sample_every: u64,
     bucket: u64,
     /// The access count of the next sample; the density bucket the next
@@ -123,9 +124,7 @@ pub struct TimelineBuilder {
     next_sample: u64,
     bucket_at: usize,
     next_bucket: u64,
-    checkpoints: Vec<Rc<Checkpoint>>,
-    stores: Stores,
-    checkpoint_bytes: usize,
+    checkpointer: Checkpointer,
     samples: Vec<Sample>,
     marks: [MarkRuns; 3],
     density: Vec<u32>,
@@ -145,41 +144,28 @@ impl TimelineBuilder {
     /// Starts the build of `cfg`'s timeline, keeping checkpoints within
     /// `budget_bytes` of memory (at least two are always kept).
     pub fn new(cfg: Config, budget_bytes: usize) -> Self {
+        Self::indexing(cfg, Indexing::AsItRuns { budget_bytes })
+    }
+
+    /// Starts the build of `cfg`'s timeline, taking its checkpoints as
+    /// `indexing` says.
+    pub fn indexing(cfg: Config, indexing: Indexing) -> Self {
         let mut sim = Simulation::new(cfg.clone());
         let len = sim.len();
-        // Checkpoints share unchanged xarray and page-table chunks, so they
-        // can be close: a seek replays at most `interval` accesses. At
-        // least 1024, not 256 as before 2026-12-04: a short run of random
-        // accesses over a large file writes new nodes and PTE chunks at
-        // almost every access, so its checkpoints copy most of what they
-        // hold, and the first touches of that memory were a large part
-        // of a build in the browser. On the 16 GiB link (41,944 accesses)
-        // its checkpoints take 59.7 MB a kernel instead of 86.5, and in
-        // Chromium its first render took 489 against 533 ms (median of 12
-        // loads each, alternated). Its seeks replay more: natively, the
-        // timing test's jumps take 0.50 against 0.35 ms on average, and
-        // in e2e 06 its jump median rose by about half a millisecond. A
-        // run of costlier accesses (16 GiB read in 1 MiB blocks) seeks in
-        // 0.07 ms. Runs of 512K accesses or more keep their interval.
-        let interval = (len / 512).max(1024).next_power_of_two();
         let bucket = len.div_ceil(DENSITY_BUCKETS).max(1);
         let sample_every = len.div_ceil(MAX_SAMPLES).max(1);
-        let mut stores = Stores::default();
-        let first = Rc::new(Checkpoint::take(sim.machine_mut(), &mut stores));
+        let checkpointer = Checkpointer::new(sim.machine_mut(), len, indexing);
         let samples = vec![Sample::of(0, sim.machine())];
         TimelineBuilder {
             cfg,
             len,
-            budget_bytes,
-            interval,
+            indexing,
             sample_every,
             bucket,
             next_sample: sample_every,
             bucket_at: 0,
             next_bucket: bucket,
-            checkpoint_bytes: first.new_bytes(),
-            checkpoints: vec![first],
-            stores,
+            checkpointer,
             samples,
             marks: Default::default(),
             density: vec![0u32; len.div_ceil(bucket) as usize],
@@ -276,28 +262,7 @@ impl TimelineBuilder {
             self.next_sample += self.sample_every;
             self.samples.push(Sample::of(done, self.sim.machine()));
         }
-        debug_assert!(self.interval.is_power_of_two());
-        if done & (self.interval - 1) == 0 && done < len {
-            let cp = Rc::new(Checkpoint::take(self.sim.machine_mut(), &mut self.stores));
-            self.checkpoint_bytes += cp.new_bytes();
-            self.checkpoints.push(cp);
-            if self.checkpoint_bytes > self.budget_bytes && self.checkpoints.len() > 2 {
-                // Keep every other checkpoint: twice the interval.
-                let kept: Vec<Rc<Checkpoint>> = std::mem::take(&mut self.checkpoints)
-                    .into_iter()
-                    .step_by(2)
-                    .collect();
-                self.checkpoints = kept;
-                self.interval *= 2;
-                self.stores.sweep(&self.checkpoints, self.sim.machine());
-                self.checkpoint_bytes = self.stores.bytes()
-                    + self
-                        .checkpoints
-                        .iter()
-                        .map(|c| c.own_bytes())
-                        .sum::<usize>();
-            }
-        }
+        self.checkpointer.after(done, len, self.sim.machine_mut());
     }
 
     /// The timeline, once [`TimelineBuilder::advance`] returned true; a
@@ -311,21 +276,23 @@ impl TimelineBuilder {
         // that seeks make. On the 16 GiB link that is 20 MB a kernel, which
         // the app's wasm memory otherwise grew by again when its seekers
         // reserved their own.
-        self.stores.node_room = self.sim.machine().cache.xa.arena_len();
+        let taken = self.checkpointer.finish(self.sim.machine());
         self.sim.machine_mut().cache.xa.shrink_arena();
+        let (start, index) = match self.indexing {
+            Indexing::AsItRuns { .. } => (Index::start_of(&taken, self.len), taken.into()),
+            Indexing::Later => (taken, OnceCell::new()),
+        };
         Timeline {
             end: self.sim,
             end_events: self.end_events,
             cfg: self.cfg,
             len: self.len,
-            interval: self.interval,
-            checkpoints: self.checkpoints,
-            stores: Rc::new(self.stores),
+            start,
+            index,
             samples: self.samples,
             marks: self.marks,
             density: self.density,
             bucket: self.bucket,
-            checkpoint_bytes: self.checkpoint_bytes,
             origins: self.origins.finished(),
         }
     }
@@ -405,14 +372,15 @@ impl LockstepRun {
 
 impl Lockstep {
     /// Runs `runs` side by side: a timeline is built for each run whose
-    /// flag is true, and the others are only replayed, to compare them.
-    /// The first run is the one the others are compared with.
-    pub fn new(runs: Vec<(Config, bool)>, budget_bytes: usize) -> Self {
+    /// flag is true, its checkpoints taken as `indexing` says, and the
+    /// others are only replayed, to compare them. The first run is the
+    /// one the others are compared with.
+    pub fn new(runs: Vec<(Config, bool)>, indexing: Indexing) -> Self {
         let runs: Vec<LockstepRun> = runs
             .into_iter()
             .map(|(cfg, build)| {
                 if build {
-                    LockstepRun::Build(Box::new(TimelineBuilder::new(cfg, budget_bytes)))
+                    LockstepRun::Build(Box::new(TimelineBuilder::indexing(cfg, indexing)))
                 } else {
                     LockstepRun::Replay(Box::new(Simulation::new(cfg)))
                 }
@@ -528,13 +496,42 @@ impl Timeline {
         self.len == 0
     }
 
+    /// The checkpoints seeks use: the index once set, the start alone
+    /// before.
+    fn index(&self) -> &Index {
+        self.index.get().unwrap_or(&self.start)
+    }
+
+    /// Whether the checkpoints are taken ([`Indexing::Later`] leaves them
+    /// to an [`IndexBuilder`]).
+    pub fn is_indexed(&self) -> bool {
+        self.index.get().is_some()
+    }
+
+    /// A second run of the scenario that takes the checkpoints, within
+    /// `budget_bytes` of memory; none when they are taken already.
+    pub fn index_builder(&self, budget_bytes: usize) -> Option<IndexBuilder> {
+        (!self.is_indexed()).then(|| IndexBuilder::new(self.cfg.clone(), budget_bytes))
+    }
+
+    /// Sets the checkpoints `builder` took, running it to its end first.
+    /// A timeline indexed already keeps its own.
+    pub fn set_index(&self, builder: IndexBuilder) {
+        let (index, end) = builder.finish();
+        debug_assert!(
+            !end.machine().differs_quickly(self.end.machine()),
+            "the index's run ended elsewhere than the build"
+        );
+        let _ = self.index.set(index);
+    }
+
     /// Steps between checkpoints.
     pub fn interval(&self) -> u64 {
-        self.interval
+        self.index().interval
     }
 
     pub fn checkpoint_bytes(&self) -> usize {
-        self.checkpoint_bytes
+        self.index().bytes
     }
 
     /// The machine after `step` accesses.
@@ -548,12 +545,9 @@ impl Timeline {
         if step == self.len {
             return self.end.clone();
         }
-        let (i, from) = self.checkpoint_before(step);
-        let mut sim = Simulation::resume(
-            self.cfg.clone(),
-            self.checkpoints[i].restore(&self.stores),
-            from,
-        );
+        let index = self.index();
+        let (checkpoint, from) = index.before(step);
+        let mut sim = Simulation::resume(self.cfg.clone(), checkpoint.restore(&index.stores), from);
         sim.run_to(step, &mut NoEvents);
         sim
     }
@@ -568,14 +562,8 @@ impl Timeline {
         sim.machine_mut()
             .cache
             .xa
-            .reserve_arena(self.stores.node_room);
+            .reserve_arena(self.index().stores.node_room);
         sim
-    }
-
-    /// The checkpoint at or before `step` (short of the end), and its step.
-    fn checkpoint_before(&self, step: u64) -> (usize, u64) {
-        let i = ((step / self.interval) as usize).min(self.checkpoints.len() - 1);
-        (i, i as u64 * self.interval)
     }
 
     /// Moves `sim`, a simulation of this timeline, to `step` from the
@@ -586,8 +574,9 @@ impl Timeline {
             *sim = self.simulation_at(step);
             return;
         }
-        let (i, from) = self.checkpoint_before(step);
-        self.checkpoints[i].restore_into(sim.machine_mut(), &self.stores);
+        let index = self.index();
+        let (checkpoint, from) = index.before(step);
+        checkpoint.restore_into(sim.machine_mut(), &index.stores);
         sim.set_step(from);
         sim.run_to(step, &mut NoEvents);
     }
@@ -604,7 +593,8 @@ impl Timeline {
     /// checkpoint.
     pub fn seeks_in_place(&self, here: u64, step: u64) -> bool {
         let step = step.min(self.len);
-        let next_checkpoint = (here / self.interval + 1) * self.interval;
+        let interval = self.interval();
+        let next_checkpoint = (here / interval + 1) * interval;
         // Not two intervals: the 16 GiB link's frames of play (273
         // accesses, when its interval was 256) then ran in place, noting
         // their pages; natively stepping and binning fell from 0.605 to
@@ -614,7 +604,7 @@ impl Timeline {
         // events of all 273 accesses logged took 111 against 85. At its
         // interval of 1024 its frames run in place, and its play's p95 in
         // e2e 06 stayed where it was.
-        step >= here && (step < next_checkpoint || step - here <= self.interval)
+        step >= here && (step < next_checkpoint || step - here <= interval)
     }
 
     /// Moves `sim` to `step` as [`Timeline::seek`] does, and hands `log`

@@ -6,7 +6,9 @@
 // painted frame (script, style, layout, paint), taken from a Chromium
 // trace. The first render is the time from navigation to the app's
 // `folioscope-ready` mark (the view's timelines built and drawn), the
-// median of five loads, each in a fresh browser context. The
+// median of five loads, each in a fresh browser context; beside it, the
+// time to its `folioscope-warm` mark (the work after the first render
+// done: a short run's checkpoints, the rehearsal of a jump). The
 // figures are recorded in target/e2e/timing.json (the 16 GiB ones under
 // `16gib`, and its play at 1920×1080, where the ra panels are in sight,
 // under `16gib_1920`), not asserted: speed targets are checked by
@@ -45,13 +47,15 @@ function workBetweenMarks(events, mark) {
 const q = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
 const r1 = (v) => Math.round(v * 10) / 10;
 
-/// When the page first showed its view built, and its first paint, in ms
-/// from navigation.
+/// When the page first showed its view built, its first paint, and when
+/// it was warm (pages from `newPage` are), in ms from navigation.
 async function firstRender(page) {
   return page.evaluate(() => {
-    const ready = performance.getEntriesByName('folioscope-ready')[0];
-    const paint = performance.getEntriesByName('first-contentful-paint')[0];
-    return { ready: ready ? ready.startTime : null, paint: paint ? paint.startTime : null };
+    const at = (name) => {
+      const e = performance.getEntriesByName(name)[0];
+      return e ? e.startTime : null;
+    };
+    return { ready: at('folioscope-ready'), paint: at('first-contentful-paint'), warm: at('folioscope-warm') };
   });
 }
 
@@ -77,10 +81,12 @@ async function moreFirstRenders(newPage, query, n) {
 function firstRenderFigures(loads) {
   const ready = loads.map((l) => l.ready);
   const paint = loads.map((l) => l.paint).filter((v) => v !== null);
+  const warm = loads.map((l) => l.warm).filter((v) => v !== null);
   return {
     first_render_ms: r1(q(ready, 0.5)),
     first_render_loads_ms: ready.map(r1),
     first_paint_ms: paint.length ? r1(q(paint, 0.5)) : null,
+    warm_ms: warm.length ? r1(q(warm, 0.5)) : null,
   };
 }
 

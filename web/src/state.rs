@@ -1050,7 +1050,7 @@ impl Reducible for State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use folioscope_core::{Config, Lockstep, Madvise, Pattern};
+    use folioscope_core::{Config, Indexing, Lockstep, Madvise, Pattern};
 
     fn scenario() -> Scenario {
         Scenario {
@@ -1081,7 +1081,13 @@ mod tests {
             .iter()
             .map(|s| (s.config().unwrap(), true))
             .collect();
-        let (timelines, diffs) = Lockstep::new(cfgs, 16 << 20).finish();
+        let (timelines, diffs) = Lockstep::new(
+            cfgs,
+            Indexing::AsItRuns {
+                budget_bytes: 16 << 20,
+            },
+        )
+        .finish();
         Kept::new(Built {
             scenario: s.scenario.clone(),
             sides: scenarios

@@ -11,29 +11,15 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use folioscope_core::{Kernel, Lockstep, Timeline};
+use folioscope_core::{Indexing, Kernel, Lockstep, Timeline};
 use folioscope_scenario::Scenario;
 use yew::prelude::*;
 
 use crate::context::{Dispatch, Setup};
 use crate::hooks::{next_frame, next_task};
+use crate::slices::{Slices, FRAME_WORK_MS};
 use crate::state::{Action, Built, BuiltSide, Kept, Progress, CHECKPOINT_BUDGET};
 
-/// Accesses between the first two looks at the clock; after that, as
-/// many as the last ones ran in about [`CHUNK_MS`]. A fixed 1024 ran
-/// 7 to 17 ms on the 16 GiB link (60 to 150 accesses a millisecond, each
-/// reading large folios), so its tasks overran the budget to 50-61 ms;
-/// the default view runs about 1,400 a millisecond.
-const FIRST_CHUNK: u64 = 256;
-/// Milliseconds between looks at the clock: a task overruns its budget
-/// by about this much.
-const CHUNK_MS: f64 = 1.0;
-/// Milliseconds of building per task: the longest the page waits on it,
-/// kept under the 50 ms of a long task. Each break costs the progress's
-/// render and, when one is due, a frame: with 12 ms tasks the default
-/// view's build took about 90 ms longer from its first paint (12 loads
-/// each, median paint-to-built 443 against 355 ms).
-const FRAME_WORK_MS: f64 = 40.0;
 /// Milliseconds of building before the first paint: enough that the
 /// browser starts optimising the model's hot functions on another core
 /// while it paints, so that the rest of the build runs in optimised code
@@ -92,26 +78,6 @@ pub fn use_build(setup: &Setup, dispatch: Dispatch) {
     });
 }
 
-/// The accesses to run before the next look at the clock, after `chunk`
-/// of them took `ms`: about [`CHUNK_MS`]'s worth, moving by at most a
-/// factor of two (or four down) a step, so that one slow access does not
-/// shrink it to nothing, nor a clock that did not tick grow it past all.
-fn next_chunk(chunk: u64, ms: f64) -> u64 {
-    let aim = if ms > 0.0 {
-        (chunk as f64 * CHUNK_MS / ms) as u64
-    } else {
-        chunk * 2
-    };
-    aim.clamp(chunk / 4, chunk * 2).clamp(16, 1 << 16)
-}
-
-fn now_ms() -> f64 {
-    gloo::utils::window()
-        .performance()
-        .map(|p| p.now())
-        .unwrap_or_default()
-}
-
 async fn build(
     scenario: Scenario,
     compare: Vec<Kernel>,
@@ -152,26 +118,20 @@ async fn build(
         .filter(|&i| i == 0 || timelines[i].is_none() || diffs[i - 1].is_none())
         .collect();
     if runs.len() > 1 || timelines[0].is_none() {
+        // A short run's checkpoints are taken once the view is drawn
+        // (`use_warm_up`).
+        let indexing = Indexing::by_length(&cfgs[0], CHECKPOINT_BUDGET);
         let mut lockstep = Lockstep::new(
             runs.iter()
                 .map(|&i| (cfgs[i].clone(), timelines[i].is_none()))
                 .collect(),
-            CHECKPOINT_BUDGET,
+            indexing,
         );
         let mut first = true;
-        let mut chunk = FIRST_CHUNK;
+        let mut slices = Slices::default();
         loop {
-            let t0 = now_ms();
             let budget = if first { FIRST_WORK_MS } else { FRAME_WORK_MS };
-            let mut done = false;
-            let mut now = t0;
-            while !done && now - t0 < budget {
-                done = lockstep.advance(chunk);
-                let then = now;
-                now = now_ms();
-                chunk = next_chunk(chunk, now - then);
-            }
-            if done {
+            if slices.run_for(budget, |n| lockstep.advance(n)) {
                 break;
             }
             dispatch.dispatch(Action::Progress(Progress {
@@ -229,44 +189,4 @@ async fn build(
         c.keep(&scenarios);
     }
     dispatch.dispatch(Action::Built(Kept::new(Built { scenario, sides })));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Runs chunks of accesses that cost `per_access` ms each, as the
-    /// build does, and returns the chunk sizes.
-    fn chunks(per_access: f64, n: usize) -> Vec<u64> {
-        let mut chunk = FIRST_CHUNK;
-        let mut out = vec![];
-        for _ in 0..n {
-            let ms = chunk as f64 * per_access;
-            chunk = next_chunk(chunk, ms);
-            out.push(chunk);
-        }
-        out
-    }
-
-    #[test]
-    fn a_chunk_comes_to_take_about_a_millisecond() {
-        // The 16 GiB link's slowest accesses, and the default view's.
-        for per_ms in [60.0, 150.0, 1_400.0] {
-            let c = *chunks(1.0 / per_ms, 12).last().unwrap();
-            let ms = c as f64 / per_ms;
-            assert!(
-                (0.5..=2.0).contains(&ms),
-                "{per_ms}/ms: {c} accesses, {ms} ms"
-            );
-        }
-    }
-
-    #[test]
-    fn a_chunk_stays_within_its_bounds() {
-        // A clock that never ticks, and accesses of a second each.
-        assert_eq!(*chunks(0.0, 40).last().unwrap(), 1 << 16);
-        assert_eq!(*chunks(1000.0, 40).last().unwrap(), 16);
-        // One slow chunk shrinks it by four at most.
-        assert_eq!(next_chunk(1024, 1e6), 256);
-    }
 }

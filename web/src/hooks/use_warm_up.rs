@@ -1,10 +1,12 @@
 //! Once a view is built and drawn, work a user's first jumps would
-//! otherwise do: for the first view, a rehearsal of a jump (see
+//! otherwise do: the checkpoints its build left for later
+//! (`indexing.rs`); for the first view, a rehearsal of a jump (see
 //! `warm.rs`); for every view, the seekers' spare positions
 //! (`Seekers::make_spares`). Then `data-warm="1"` on the root element,
-//! which tests wait for as a user's first move would. `data-ready` says
-//! whether the view on screen is built, for tests that change it, and a
-//! `folioscope-ready` performance mark when it became so.
+//! which tests wait for as a user's first move would, and a
+//! `folioscope-warm` performance mark. `data-ready` says whether the view
+//! on screen is built, for tests that change it, and a `folioscope-ready`
+//! performance mark when it became so.
 
 use yew::prelude::*;
 
@@ -31,6 +33,8 @@ pub fn use_warm_up(
     let here_now = use_mut_ref(|| None::<(u64, Option<usize>)>);
     *here_now.borrow_mut() = here;
     let here = here_now;
+    let shown = use_mut_ref(|| None::<Kept<Built>>);
+    shown.borrow_mut().clone_from(&built);
     use_effect_with(built, move |built| {
         if let Some(root) = gloo::utils::document().document_element() {
             let _ = root.set_attribute("data-ready", if built.is_some() { "1" } else { "0" });
@@ -46,14 +50,22 @@ pub fn use_warm_up(
         let rehearse = !std::mem::replace(&mut *rehearsed.borrow_mut(), true);
         let stops = [len * 3 / 4, len];
         gloo::timers::callback::Timeout::new(WARM_UP_DELAY_MS, move || {
-            let back = *here.borrow();
             wasm_bindgen_futures::spawn_local(async move {
+                let on_screen = || shown.borrow().as_ref() == Some(&built);
+                crate::indexing::index_timelines(&built, on_screen).await;
+                if !on_screen() {
+                    return;
+                }
+                let back = *here.borrow();
                 if let (true, Some((step, applied))) = (rehearse, back) {
                     crate::warm::rehearse_jumps(&dispatch, &stops, step, applied).await;
                 }
                 seekers.0.make_spares(&built);
                 if let Some(root) = gloo::utils::document().document_element() {
                     let _ = root.set_attribute("data-warm", "1");
+                }
+                if let Some(p) = gloo::utils::window().performance() {
+                    let _ = p.mark("folioscope-warm");
                 }
             });
         })

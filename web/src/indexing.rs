@@ -1,0 +1,27 @@
+//! The checkpoints of a view's timelines built with `Indexing::Later`
+//! (see `use_build`), taken once the view is drawn: each timeline's
+//! second run, in slices of a task each (`Timeline::index_builder`, then
+//! `Timeline::set_index`). Until then the view seeks from the start.
+
+use crate::hooks::next_task;
+use crate::slices::{Slices, FRAME_WORK_MS};
+use crate::state::{Built, CHECKPOINT_BUDGET};
+
+/// Indexes each of `built`'s timelines that is not, one after another;
+/// stops, leaving the rest, once `still_wanted` says no.
+pub async fn index_timelines(built: &Built, still_wanted: impl Fn() -> bool) {
+    for side in &built.sides {
+        let timeline = &side.timeline;
+        let Some(mut builder) = timeline.index_builder(CHECKPOINT_BUDGET) else {
+            continue;
+        };
+        let mut slices = Slices::default();
+        while !slices.run_for(FRAME_WORK_MS, |n| builder.advance(n)) {
+            next_task().await;
+            if !still_wanted() {
+                return;
+            }
+        }
+        timeline.set_index(builder);
+    }
+}
