@@ -16,7 +16,9 @@
 // 0.8 ms of it. On the 16 GiB comparison at 1920×1080 the ra panels still
 // make most frames do it (with the panels' contents unpainted, 1 of 60
 // frames did; no one part of them, figures, gauges or cause lines, is the
-// cause alone); that count is logged, not held.
+// cause alone; with the panels taken out of the page, the plots and logs
+// below come into sight and make as many frames do it); that count is
+// logged, not held.
 import { BIG, onMainThread, traced } from '../lib/trace.mjs';
 
 /// Frames left out at the start of play: its button's label changes, and
