@@ -4,17 +4,7 @@
 // web/src/indexing.rs), so such a jump seeks from the start; once the
 // checkpoints are set, the same step shows the same counters.
 import { BIG } from '../lib/trace.mjs';
-
-async function counters(page, text, suffix) {
-  return {
-    step: (await text(page, 'step' + suffix)).split('/')[0].trim(),
-    major: await text(page, 'major' + suffix),
-    minor: await text(page, 'minor' + suffix),
-    mb: await text(page, 'mb-read' + suffix),
-    visits: await text(page, 'visits' + suffix),
-    mmap_miss: await text(page, 'mmap-miss' + suffix),
-  };
-}
+import { counters, expectCliCounters } from '../lib/counters.mjs';
 
 /// Moves the scrubber to `step`; whether the page was warm then.
 function jump(page, step) {
@@ -39,12 +29,7 @@ export async function run({ newPage, expect, expectEq, text, cli }) {
   for (const [suffix, kernel] of sides) {
     const j = cli(['run', '--kernel', kernel, '--file-size', '16G', '--madvise', 'hugepage', '--pattern', 'random:1:1', '--step', String(step)]);
     const c = await counters(page, text, suffix);
-    expectEq(c.step, String(j.step), `${kernel} step`);
-    expectEq(c.major, String(j.major_faults), `${kernel} major faults before the page was warm`);
-    expectEq(c.minor, String(j.minor_faults), `${kernel} minor faults before the page was warm`);
-    expectEq(c.mb, (j.bytes_read / 1048576).toFixed(1), `${kernel} MB read before the page was warm`);
-    expectEq(c.visits, String(j.xa_node_visits), `${kernel} node visits before the page was warm`);
-    expectEq(c.mmap_miss, String(j.mmap_miss), `${kernel} mmap_miss before the page was warm`);
+    expectCliCounters(expectEq, c, j, `${kernel} before the page was warm`);
     before.push(c);
   }
   // Warm, away and back: from the checkpoints now.
