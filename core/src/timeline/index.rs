@@ -5,10 +5,8 @@
 //! The index is taken as the run is built ([`Indexing::AsItRuns`]), or by
 //! a second run of the scenario once the timeline is drawn
 //! ([`Indexing::Later`], then [`IndexBuilder`]). The web app takes the
-//! second way for short runs over large files: there each checkpoint
-//! copies most of what it holds, and the copies were a sixth of the
-//! 16 GiB link's first render. Until its index is set, a timeline seeks
-//! from the start.
+//! second way for short runs ([`INDEX_LATER_MAX_ACCESSES`] says why).
+//! Until its index is set, a timeline seeks from the start.
 
 use std::rc::Rc;
 
@@ -30,13 +28,13 @@ pub enum Indexing {
 }
 
 /// Runs of at most this many accesses are indexed later by
-/// [`Indexing::by_length`]: their second run costs at most a quarter of
-/// the default view's build. A short run over a large file copies most of
+/// [`Indexing::by_length`]: their second run is at most a quarter of the
+/// default view's accesses. A short run over a large file copies most of
 /// its nodes at each checkpoint: the 16 GiB link's (41,944 accesses,
 /// 60 MB of checkpoints a kernel) took about 70 ms of its first render in
 /// Chromium, median 483 against 410 ms without them (10 loads each,
-/// alternated). The default view's (524,288 accesses) take about 5 of its
-/// 95 ms natively, less than a second run would cost.
+/// alternated). The default view's (524,288 accesses) take about 5 ms of
+/// a kernel's 120 ms build natively, less than a second run would cost.
 pub const INDEX_LATER_MAX_ACCESSES: u64 = 1 << 17;
 
 impl Indexing {
