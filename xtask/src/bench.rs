@@ -2,8 +2,10 @@
 //! and printed in one table, each next to its target with "met" or
 //! "MISSED", and as a ratio where two things are compared in one run:
 //! - the model's 2 GiB backward MADV_SEQUENTIAL walk, native, and the same
-//!   walk compiled to wasm (wasm32-wasip1 under Node), alternating, with
-//!   the median of the rounds' wasm/native ratios (target: at most 1.5×);
+//!   walk compiled to wasm (wasm32-wasip1 under Node) and passed through
+//!   wasm-opt as the app's release build passes its wasm, alternating,
+//!   with the median of the rounds' wasm/native ratios (target: at most
+//!   1.5×);
 //! - with `--real` (as root), the running kernel doing the same walk on a
 //!   2 GiB file that the bench makes, through `folioscope probe`, and the
 //!   model's speed-up over it (target: at least 500×);
@@ -113,7 +115,7 @@ pub fn bench(real: bool) -> Result<()> {
 
     step("building the walk example, native and wasm32-wasip1");
     let native_bin = build_walk(None)?;
-    let wasm_file = build_walk(Some("wasm32-wasip1"))?;
+    let wasm_file = as_the_app_optimises(&build_walk(Some("wasm32-wasip1"))?)?;
 
     step(&format!(
         "the 2 GiB backward MADV_SEQUENTIAL walk, native and wasm, {ROUNDS} rounds alternating"
@@ -236,6 +238,51 @@ fn build_walk(target: Option<&str>) -> Result<std::path::PathBuf> {
         Some(t) => root().join(format!("target/{t}/release/examples/walk.wasm")),
         None => root().join("target/release/examples/walk"),
     })
+}
+
+/// `wasm` passed through wasm-opt with the level and parameters that
+/// index.html gives Trunk for the app's wasm (`data-wasm-opt`,
+/// `data-wasm-opt-params`), as Trunk passes them: the model's code in the
+/// app is what binaryen made of LLVM's. Returns the file written beside
+/// `wasm`.
+fn as_the_app_optimises(wasm: &Path) -> Result<std::path::PathBuf> {
+    let html = std::fs::read_to_string(root().join("index.html")).context("reading index.html")?;
+    let link = rust_link(&html).context("index.html has no rust link for Trunk")?;
+    let level = attribute(link, "data-wasm-opt")
+        .context("index.html's rust link has no data-wasm-opt: the bench times the app's level")?;
+    let params = attribute(link, "data-wasm-opt-params").unwrap_or_default();
+    crate::tools::ensure_npm_tools()?;
+    let out = wasm.with_file_name("walk-as-the-app.wasm");
+    step(&format!(
+        "wasm-opt -O{level} {params} on the walk, as on the app's wasm"
+    ));
+    run(tool("wasm-opt")
+        .arg(format!("--output={}", out.display()))
+        .arg(format!("-O{level}"))
+        .arg(wasm)
+        .args(params.split_whitespace()))?;
+    Ok(out)
+}
+
+/// The tag of the page's rust link for Trunk, over as many lines as it
+/// takes.
+fn rust_link(html: &str) -> Option<&str> {
+    let at = html.find("rel=\"rust\"")?;
+    let start = html[..at].rfind("<link")?;
+    let end = at + html[at..].find('>')?;
+    Some(&html[start..=end])
+}
+
+/// The value of `name="..."` in an HTML tag's text.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let key = format!("{name}=\"");
+    let at = tag
+        .match_indices(&key)
+        .map(|(i, _)| i)
+        .find(|&i| tag[..i].ends_with(char::is_whitespace))?;
+    let start = at + key.len();
+    let len = tag[start..].find('"')?;
+    Some(tag[start..start + len].to_string())
 }
 
 fn walk_native(bin: &Path, args: &[&str]) -> Result<String> {
@@ -505,5 +552,43 @@ fn print_table(rows: &[Row]) {
             "{:<w0$}  {:<w1$}  {}{status}",
             r.figure, r.target, r.measured
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{attribute, rust_link};
+
+    #[test]
+    fn attribute_reads_a_value_by_its_whole_name() {
+        let tag =
+            "<link data-trunk rel=\"rust\" data-wasm-opt=\"z\"\n  data-wasm-opt-params=\"-a 0\" />";
+        assert_eq!(attribute(tag, "data-wasm-opt").as_deref(), Some("z"));
+        assert_eq!(
+            attribute(tag, "data-wasm-opt-params").as_deref(),
+            Some("-a 0")
+        );
+        assert_eq!(attribute(tag, "wasm-opt"), None);
+        assert_eq!(attribute(tag, "data-bin"), None);
+    }
+
+    #[test]
+    fn the_rust_link_is_read_whole_from_index_html() {
+        let html = std::fs::read_to_string(crate::root().join("index.html")).unwrap();
+        let link = rust_link(&html).unwrap();
+        assert!(link.starts_with("<link") && link.ends_with("/>"), "{link}");
+        let level = attribute(link, "data-wasm-opt").unwrap();
+        assert!(
+            ["1", "2", "3", "4", "s", "z"].contains(&level.as_str()),
+            "{level}"
+        );
+        // Every attribute the page gives Trunk's wasm-opt reaches the bench.
+        for name in ["data-wasm-opt", "data-wasm-opt-params"] {
+            assert_eq!(
+                html.matches(&format!("{name}=")).count(),
+                usize::from(attribute(link, name).is_some()),
+                "{name}"
+            );
+        }
     }
 }
