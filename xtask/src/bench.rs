@@ -240,28 +240,43 @@ fn build_walk(target: Option<&str>) -> Result<std::path::PathBuf> {
     })
 }
 
-/// `wasm` passed through wasm-opt with the level and parameters that
-/// index.html gives Trunk for the app's wasm (`data-wasm-opt`,
-/// `data-wasm-opt-params`), as Trunk passes them: the model's code in the
-/// app is what binaryen made of LLVM's. Returns the file written beside
-/// `wasm`.
+/// `wasm` passed through wasm-opt as Trunk passes the app's wasm
+/// ([`app_wasm_opt_args`]): the model's code in the app is what binaryen
+/// made of LLVM's. Returns the file written beside `wasm`, or `wasm`
+/// itself when the app's build runs no wasm-opt.
 fn as_the_app_optimises(wasm: &Path) -> Result<std::path::PathBuf> {
     let html = std::fs::read_to_string(root().join("index.html")).context("reading index.html")?;
-    let link = rust_link(&html).context("index.html has no rust link for Trunk")?;
-    let level = attribute(link, "data-wasm-opt")
-        .context("index.html's rust link has no data-wasm-opt: the bench times the app's level")?;
-    let params = attribute(link, "data-wasm-opt-params").unwrap_or_default();
+    let Some(args) = app_wasm_opt_args(&html)? else {
+        return Ok(wasm.to_path_buf());
+    };
     crate::tools::ensure_npm_tools()?;
     let out = wasm.with_file_name("walk-as-the-app.wasm");
     step(&format!(
-        "wasm-opt -O{level} {params} on the walk, as on the app's wasm"
+        "wasm-opt {} on the walk, as on the app's wasm",
+        args.join(" ")
     ));
     run(tool("wasm-opt")
         .arg(format!("--output={}", out.display()))
-        .arg(format!("-O{level}"))
         .arg(wasm)
-        .args(params.split_whitespace()))?;
+        .args(&args))?;
     Ok(out)
+}
+
+/// The arguments Trunk gives wasm-opt for the app's wasm, from the rust
+/// link of `html` (index.html): `-O` and its `data-wasm-opt` level, then
+/// its `data-wasm-opt-params`. None at level 0, where Trunk runs no
+/// wasm-opt.
+fn app_wasm_opt_args(html: &str) -> Result<Option<Vec<String>>> {
+    let link = rust_link(html).context("index.html has no rust link for Trunk")?;
+    let level = attribute(link, "data-wasm-opt")
+        .context("index.html's rust link has no data-wasm-opt: the bench times the app's level")?;
+    if level == "0" {
+        return Ok(None);
+    }
+    let params = attribute(link, "data-wasm-opt-params").unwrap_or_default();
+    let mut args = vec![format!("-O{level}")];
+    args.extend(params.split_whitespace().map(String::from));
+    Ok(Some(args))
 }
 
 /// The tag of the page's rust link for Trunk, over as many lines as it
@@ -557,7 +572,7 @@ fn print_table(rows: &[Row]) {
 
 #[cfg(test)]
 mod tests {
-    use super::{attribute, rust_link};
+    use super::{app_wasm_opt_args, attribute, rust_link};
 
     #[test]
     fn attribute_reads_a_value_by_its_whole_name() {
@@ -590,5 +605,18 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn wasm_opt_is_given_the_level_then_the_params_and_not_run_at_level_0() {
+        let page = |level: &str| {
+            format!("<link data-trunk rel=\"rust\" data-wasm-opt=\"{level}\"\n  data-wasm-opt-params=\"--a=0 --b\" />")
+        };
+        assert_eq!(
+            app_wasm_opt_args(&page("z")).unwrap(),
+            Some(vec!["-Oz".to_string(), "--a=0".into(), "--b".into()])
+        );
+        assert_eq!(app_wasm_opt_args(&page("0")).unwrap(), None);
+        assert!(app_wasm_opt_args("<link data-trunk rel=\"rust\" />").is_err());
     }
 }
