@@ -5,7 +5,9 @@
 //!   walk compiled to wasm (wasm32-wasip1 under Node) and passed through
 //!   wasm-opt as the app's release build passes its wasm, alternating,
 //!   with the median of the rounds' wasm/native ratios (target: at most
-//!   1.5×);
+//!   1.5×). Node stands for the browser here: on 2026-12-05 headless
+//!   Chromium 148 (V8 14.8) ran the same wasm walk in 123-129 ms, and
+//!   Node 20 (V8 11.3) in 123-141 ms, four runs each, alternated;
 //! - with `--real` (as root), the running kernel doing the same walk on a
 //!   2 GiB file that the bench makes, through `folioscope probe`, and the
 //!   model's speed-up over it (target: at least 500×);
