@@ -1,11 +1,15 @@
-//! Criterion benchmarks of whole scenarios on the model, and of a timeline
-//! jump. `cargo xtask bench` prints their medians with the figures that
-//! have targets: the backward walk of a 2 GiB file under MADV_SEQUENTIAL
-//! (524,288 major faults on the real kernel) against the running kernel,
-//! native and in wasm.
+//! Criterion benchmarks of whole scenarios on the model, of a timeline
+//! jump, and of the strip's bins after a jump on the 16 GiB link. `cargo
+//! xtask bench` prints their medians with the figures that have targets:
+//! the backward walk of a 2 GiB file under MADV_SEQUENTIAL (524,288 major
+//! faults on the real kernel) against the running kernel, native and in
+//! wasm.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use folioscope_core::{Config, Madvise, NoEvents, Pattern, Simulation, Timeline};
+use folioscope_core::{
+    Bin, ChangedPages, Config, Kernel, LeafBins, Machine, Madvise, NoEvents, Pattern, Simulation,
+    Span, Timeline, Variant,
+};
 
 fn scenario(pattern: Pattern, madvise: Madvise, size: u64) -> Config {
     let mut p = Config::defaults(pattern, size).expect("valid").scenario();
@@ -51,5 +55,53 @@ fn timeline(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, walks, timeline);
+/// The strip of the 16 GiB link (`size=16G&madvise=hugepage&pattern=
+/// random:1:1`, v7.4-rc2) binned after each jump of e2e 06's 16 GiB
+/// sequence from its end down: 39/40 of the run, then 38/40, and on, as a
+/// seeker bins them, every page changed and the counts of the nodes the
+/// jump left alone kept. This is the largest part of the app's work on a
+/// jump there (a CPU profile in Chromium on 2026-12-05: 2.0 of 6.1 ms of
+/// script, for two kernels).
+fn strip_after_jumps(c: &mut Criterion) {
+    let mut p = Config::defaults(
+        Pattern::Random {
+            milli_pct: 1000,
+            seed: 1,
+        },
+        16 << 30,
+    )
+    .expect("valid")
+    .scenario();
+    p.madvise = Madvise::Hugepage;
+    p.kernel = Kernel::from_variant(Variant::by_name("v7.4-rc2").expect("a variant"));
+    let cfg = Config::new(p).expect("valid");
+    let t = Timeline::build(cfg.clone(), 96 << 20);
+    let machines: Vec<Machine> = (30..40)
+        .rev()
+        .map(|k| t.machine_at(t.len() * k / 40))
+        .collect();
+    // e2e 06's window, 1400 pixels wide, draws a strip of about 1350.
+    let span = Span {
+        first: 0,
+        end: (16 << 30) / 4096,
+        bins: 1350,
+    };
+    let mut everything = ChangedPages::new(&cfg);
+    everything.set_everything();
+    let mut kept = LeafBins::default();
+    let mut bins: Vec<Bin> = Vec::new();
+    let mut g = c.benchmark_group("strip");
+    g.sample_size(20);
+    g.bench_function("16 GiB link, bins after a jump", |b| {
+        let mut k = 0;
+        b.iter(|| {
+            k = (k + 1) % machines.len();
+            machines[k].rebin(span, &mut bins, &everything, &mut kept);
+            bins[0].resident
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, walks, timeline, strip_after_jumps);
 criterion_main!(benches);
