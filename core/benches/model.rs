@@ -11,6 +11,9 @@ use folioscope_core::{
     Span, Timeline, Variant,
 };
 
+/// The web app's checkpoint budget (`CHECKPOINT_BUDGET` in the web crate).
+const CHECKPOINT_BUDGET: usize = 96 << 20;
+
 fn scenario(pattern: Pattern, madvise: Madvise, size: u64) -> Config {
     let mut p = Config::defaults(pattern, size).expect("valid").scenario();
     p.madvise = madvise;
@@ -41,7 +44,7 @@ fn walks(c: &mut Criterion) {
 
 fn timeline(c: &mut Criterion) {
     let cfg = scenario(Pattern::Rev, Madvise::Sequential, 2 << 30);
-    let t = Timeline::build(cfg, 96 << 20);
+    let t = Timeline::build(cfg, CHECKPOINT_BUDGET);
     let mut g = c.benchmark_group("timeline");
     g.sample_size(20);
     // A jump anywhere: one checkpoint copy plus at most one interval of steps.
@@ -59,9 +62,10 @@ fn timeline(c: &mut Criterion) {
 /// random:1:1`, v7.4-rc2) binned after each jump of e2e 06's 16 GiB
 /// sequence from its end down, as a seeker bins them: 39/40 of the run,
 /// then 38/40, and on to 30/40 and back to 39/40, every page changed and
-/// the counts of the nodes the jump left alone kept. This is the largest
-/// part of the app's work on a jump there (a CPU profile in Chromium on
-/// 2026-12-05: 2.0 of 6.1 ms of script, for two kernels).
+/// the counts of the nodes the jump left alone kept. With the seeks, this
+/// is one of the two largest parts of the app's work on a jump there (a
+/// CPU profile in Chromium on 2026-12-05: 2.0 ms each, of 6.1 ms of
+/// script, for two kernels).
 fn strip_after_jumps(c: &mut Criterion) {
     const SIZE: u64 = 16 << 30;
     let random = Pattern::Random {
@@ -71,7 +75,7 @@ fn strip_after_jumps(c: &mut Criterion) {
     let mut p = scenario(random, Madvise::Hugepage, SIZE).scenario();
     p.kernel = Kernel::from_variant(Variant::by_name("v7.4-rc2").expect("a variant"));
     let cfg = Config::new(p).expect("valid");
-    let t = Timeline::build(cfg.clone(), 96 << 20);
+    let t = Timeline::build(cfg.clone(), CHECKPOINT_BUDGET);
     let machines: Vec<Machine> = (30..40)
         .rev()
         .map(|k| t.machine_at(t.len() * k / 40))
