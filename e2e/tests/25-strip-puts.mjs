@@ -1,8 +1,9 @@
 // The strip puts on its canvas only the columns it painted since the last
 // put (web/src/strip.rs, `Raster::take_dirty`). After jumps and single
-// steps its pixels are those of the same view loaded afresh; and a canvas
-// that comes back blank from a lost context is drawn whole on the next
-// move.
+// steps its pixels are those of the same view loaded afresh, also where a
+// move forward over random accesses paints columns across most of the
+// width (put from the whole raster, `put_columns`); and a canvas that
+// comes back blank from a lost context is drawn whole on the next move.
 
 /// A line per strip: its name, size and a hash of its pixels.
 const strips = (page) => page.evaluate(() => [...document.querySelectorAll('canvas[data-testid^="strip"]')].map((c) => {
@@ -44,6 +45,22 @@ export async function run({ newPage, expect, expectEq }) {
   const want = await strips(fresh);
   expect(want.split('\n').length === 3, `the default view has three strips:\n${want}`);
   expectEq(moved, want, 'after jumps and single steps, the strips are those of the view loaded afresh');
+
+  // Moves forward over random accesses, in place: each paints columns
+  // across most of the strip, not all of them.
+  const query = '?v=1&preset=seed000-random1-huge&kernel=v7.4-rc2&step=2000';
+  const random = await newPage(query);
+  const seekOn = async (p, step) => {
+    await p.evaluate((step) => {
+      const r = document.querySelector('[data-testid="scrubber"]');
+      r.value = String(step);
+      r.dispatchEvent(new Event('input', { bubbles: true }));
+    }, step);
+    await p.evaluate(() => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res))));
+  };
+  for (const step of [2100, 2400, 2401, 2900]) await seekOn(random, step);
+  const freshRandom = await newPage(query.replace('step=2000', 'step=2900'));
+  expectEq(await strips(random), await strips(freshRandom), 'after moves forward over random accesses, the strip is that of the view loaded afresh');
 
   // A lost context comes back with a blank canvas.
   await page.evaluate(() => {

@@ -171,10 +171,22 @@ impl Raster {
         let windows = &self.windows[..];
         // A slice, not the Vec: indexing a Vec is a call in this build.
         let pixels = &mut self.pixels[..];
+        // The cursor's columns, found once: looked for at each column,
+        // they were 7% of a paint where no column changes, a frame of play
+        // (natively 69 -> 64 µs at 1622 columns).
+        let cursor_at: Vec<(u32, [u8; 3])> = cursor_bin
+            .map(|c| cursor_columns(c, w, p).collect())
+            .unwrap_or_default();
+        let near_cursor = match (cursor_at.first(), cursor_at.last()) {
+            (Some(a), Some(b)) => a.0..b.0 + 1,
+            _ => 0..0,
+        };
         for x in 0..w {
-            let cursor = cursor_bin
-                .and_then(|c| cursor_columns(c, w, p).find(|&(cx, _)| cx == x))
-                .map(|(_, rgb)| rgb);
+            let cursor = near_cursor
+                .contains(&x)
+                .then(|| cursor_at.iter().find(|&&(cx, _)| cx == x))
+                .flatten()
+                .map(|&(_, rgb)| rgb);
             let column = bins.get(x as usize).map(|&bin| Column {
                 bin,
                 left_cached: edges && left_cached,
