@@ -8,17 +8,15 @@
 // on the 16 GiB comparison at 1920×1080 (strips, controls and ra panels
 // in sight) and on the default view at 1400×900.
 //
-// Nor does a frame of play on the default view layerize the whole page
-// again (`PaintArtifactCompositor::Update`): the step's marks on the
-// scrubber are drawn on canvases (web/src/hooks/use_step_canvas.rs). A
-// moving SVG line or native range thumb changes the bounds of its paint
-// chunk, and Chromium then layerized the page on every frame, about
-// 0.8 ms of it. On the 16 GiB comparison at 1920×1080 the ra panels still
-// make most frames do it (with the panels' contents unpainted, 1 of 60
-// frames did; no one part of them, figures, gauges or cause lines, is the
-// cause alone; with the panels taken out of the page, the plots and logs
-// below come into sight and make as many frames do it); that count is
-// logged, not held.
+// Nor does a frame of play layerize the whole page again
+// (`PaintArtifactCompositor::Update`), which Chromium does when a paint
+// chunk's bounds change. On the default view the step's marks on the
+// scrubber are drawn on canvases (web/src/hooks/use_step_canvas.rs): a
+// moving SVG line or native range thumb made it layerize the page on
+// every frame, about 0.8 ms of it. On the 16 GiB comparison at 1920×1080
+// the ra panels' figures, gauges and cause lines change at every frame;
+// assets/style.css keeps their chunks' bounds (the panels' note there),
+// and 7 of 60 frames do it, against 45 before; at most a quarter may.
 import { BIG, onMainThread, traced } from '../lib/trace.mjs';
 
 /// Frames left out at the start of play: its button's label changes, and
@@ -68,9 +66,10 @@ async function layoutsOfPlay(page, categories) {
 }
 
 export async function run({ newPage, expect, log }) {
-  for (const [name, query, viewport, inSight, oneLayerization] of [
-    ['the 16 GiB comparison at 1920×1080', BIG, { width: 1920, height: 1080 }, '[data-testid="counters-b"]', false],
-    ['the default view at 1400×900', '', { width: 1400, height: 900 }, '[data-testid="inspector"]', true],
+  // The most full layerizations each view's play may make in FRAMES.
+  for (const [name, query, viewport, inSight, maxFull] of [
+    ['the 16 GiB comparison at 1920×1080', BIG, { width: 1920, height: 1080 }, '[data-testid="counters-b"]', FRAMES / 4],
+    ['the default view at 1400×900', '', { width: 1400, height: 900 }, '[data-testid="inspector"]', 2],
   ]) {
     const page = await newPage(query, viewport);
     expect(await page.evaluate((sel) => {
@@ -87,9 +86,7 @@ export async function run({ newPage, expect, log }) {
     const { layerizes, fullUpdates } = await layoutsOfPlay(page, 'devtools.timeline,blink');
     log(`${name}: ${fullUpdates} full layerizations in ${layerizes} frames' layerize steps`);
     expect(layerizes >= 10, `${name}: the trace shows the frames' layerize steps (${layerizes})`);
-    if (oneLayerization) {
-      expect(fullUpdates <= 2, `${name}: play does not layerize the page again at every frame (${fullUpdates} of ${layerizes} did)`);
-    }
+    expect(fullUpdates <= maxFull, `${name}: play does not layerize the page again at every frame (${fullUpdates} of ${layerizes} did, at most ${maxFull} may)`);
     await page.context().close();
   }
 }
