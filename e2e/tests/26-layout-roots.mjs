@@ -16,7 +16,7 @@
 // every frame, about 0.8 ms of it. On the 16 GiB comparison at 1920×1080
 // the ra panels' figures, gauges and cause lines change at every frame;
 // assets/style.css keeps their chunks' bounds (the panels' note there),
-// and 7 of 60 frames do it, against 45 before; at most a quarter may.
+// and 4 of 60 frames do it, against 45 before; at most a quarter may.
 import { BIG, onMainThread, traced } from '../lib/trace.mjs';
 
 /// Frames left out at the start of play: its button's label changes, and
