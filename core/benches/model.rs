@@ -8,11 +8,8 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use folioscope_core::{
     Bin, ChangedPages, Config, Kernel, LeafBins, Machine, Madvise, NoEvents, Pattern, Simulation,
-    Span, Timeline, Variant,
+    Span, Timeline, Variant, CHECKPOINT_BUDGET,
 };
-
-/// The web app's checkpoint budget (`CHECKPOINT_BUDGET` in the web crate).
-const CHECKPOINT_BUDGET: usize = 96 << 20;
 
 fn scenario(pattern: Pattern, madvise: Madvise, size: u64) -> Config {
     let mut p = Config::defaults(pattern, size).expect("valid").scenario();

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use folioscope_core::{
     Config, Indexing, Kernel, Madvise, NoEvents, Pattern, Simulation, Summary, Timeline,
-    TimelineBuilder, Variant,
+    TimelineBuilder, Variant, CHECKPOINT_BUDGET,
 };
 
 /// Peak resident set in KiB, where the platform tells it.
@@ -22,14 +22,12 @@ fn peak_rss_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// The web app's checkpoint budget (`CHECKPOINT_BUDGET` in the web crate).
-const BUDGET: usize = 96 << 20;
-
 /// `cfg`'s timeline, indexed as the web app indexes it: a short run's
 /// checkpoints by a second run once the first is built.
 fn app_timeline(cfg: &Config) -> Timeline {
-    let t = TimelineBuilder::indexing(cfg.clone(), Indexing::by_length(cfg, BUDGET)).finish();
-    if let Some(index) = t.index_builder(BUDGET) {
+    let t = TimelineBuilder::indexing(cfg.clone(), Indexing::by_length(cfg, CHECKPOINT_BUDGET))
+        .finish();
+    if let Some(index) = t.index_builder(CHECKPOINT_BUDGET) {
         t.set_index(index);
     }
     t

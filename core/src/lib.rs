@@ -166,8 +166,8 @@ pub use readahead::FileRaState;
 pub use sim::Simulation;
 pub use summary::{FolioRun, Summary};
 pub use timeline::{
-    IndexBuilder, Indexing, Lockstep, Mark, Sample, Timeline, TimelineBuilder, END_LOG_ACCESSES,
-    INDEX_LATER_MAX_ACCESSES,
+    IndexBuilder, Indexing, Lockstep, Mark, Sample, Timeline, TimelineBuilder, CHECKPOINT_BUDGET,
+    END_LOG_ACCESSES, INDEX_LATER_MAX_ACCESSES,
 };
 pub use tracepoint::{RaFields, Tracepoint};
 pub use view::{

@@ -16,7 +16,7 @@ mod origins;
 use std::cell::OnceCell;
 
 use index::{Checkpointer, Index};
-pub use index::{IndexBuilder, Indexing, INDEX_LATER_MAX_ACCESSES};
+pub use index::{IndexBuilder, Indexing, CHECKPOINT_BUDGET, INDEX_LATER_MAX_ACCESSES};
 use marks::MarkRuns;
 use origins::Origins;
 

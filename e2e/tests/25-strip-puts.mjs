@@ -19,14 +19,15 @@ export async function run({ newPage, expect, expectEq }) {
     const tick = (k) => (k === 0 ? res() : requestAnimationFrame(() => tick(k - 1)));
     tick(n);
   }), n);
-  const seek = async (step) => {
-    await page.evaluate((step) => {
+  const seekOn = async (p, step) => {
+    await p.evaluate((step) => {
       const r = document.querySelector('[data-testid="scrubber"]');
       r.value = String(step);
       r.dispatchEvent(new Event('input', { bubbles: true }));
     }, step);
-    await frames(2);
+    await p.evaluate(() => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res))));
   };
+  const seek = (step) => seekOn(page, step);
   const press = async (key, n) => {
     for (let k = 0; k < n; k++) {
       await page.keyboard.press(key);
@@ -50,14 +51,6 @@ export async function run({ newPage, expect, expectEq }) {
   // across most of the strip, not all of them.
   const query = '?v=1&preset=seed000-random1-huge&kernel=v7.4-rc2&step=2000';
   const random = await newPage(query);
-  const seekOn = async (p, step) => {
-    await p.evaluate((step) => {
-      const r = document.querySelector('[data-testid="scrubber"]');
-      r.value = String(step);
-      r.dispatchEvent(new Event('input', { bubbles: true }));
-    }, step);
-    await p.evaluate(() => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res))));
-  };
   for (const step of [2100, 2400, 2401, 2900]) await seekOn(random, step);
   const freshRandom = await newPage(query.replace('step=2000', 'step=2900'));
   expectEq(await strips(random), await strips(freshRandom), 'after moves forward over random accesses, the strip is that of the view loaded afresh');

@@ -20,8 +20,7 @@ use yew::Reducible;
 use crate::probe::ProbeOverlay;
 use crate::recording::{RealCheck, Recorded};
 
-/// Checkpoint memory the app allows one timeline.
-pub const CHECKPOINT_BUDGET: usize = 96 << 20;
+pub use folioscope_core::CHECKPOINT_BUDGET;
 
 /// A value kept as it was made, compared by address: for values that never change
 /// once made (built timelines, a probe report, an access's events), so

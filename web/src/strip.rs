@@ -174,18 +174,17 @@ impl Raster {
         // The cursor's columns, found once: looked for at each column,
         // they were 7% of a paint where no column changes, a frame of play
         // (natively 69 -> 64 µs at 1622 columns).
-        let cursor_at: Vec<(u32, [u8; 3])> = cursor_bin
-            .map(|c| cursor_columns(c, w, p).collect())
-            .unwrap_or_default();
-        let near_cursor = match (cursor_at.first(), cursor_at.last()) {
-            (Some(a), Some(b)) => a.0..b.0 + 1,
-            _ => 0..0,
-        };
+        let mut cursor_at = [None; 4];
+        if let Some(c) = cursor_bin {
+            for (slot, column) in cursor_at.iter_mut().zip(cursor_columns(c, w, p)) {
+                *slot = Some(column);
+            }
+        }
         for x in 0..w {
-            let cursor = near_cursor
-                .contains(&x)
-                .then(|| cursor_at.iter().find(|&&(cx, _)| cx == x))
+            let cursor = cursor_at
+                .iter()
                 .flatten()
+                .find(|&&(cx, _)| cx == x)
                 .map(|&(_, rgb)| rgb);
             let column = bins.get(x as usize).map(|&bin| Column {
                 bin,

@@ -27,6 +27,10 @@ pub enum Indexing {
     Later,
 }
 
+/// Checkpoint memory the web app allows one timeline; the benchmarks and
+/// the walk example that stand for the app's timelines use it too.
+pub const CHECKPOINT_BUDGET: usize = 96 << 20;
+
 /// Runs of at most this many accesses are indexed later by
 /// [`Indexing::by_length`]: their second run is at most a quarter of the
 /// default view's accesses. A short run over a large file copies most of
