@@ -12,7 +12,11 @@
 // figures are recorded in target/e2e/timing.json (the 16 GiB ones under
 // `16gib`, and its play at 1920×1080, where the ra panels are in sight,
 // under `16gib_1920`), not asserted: speed targets are checked by
-// `cargo xtask bench`, which reads that file, not in tests.
+// `cargo xtask bench`, which reads that file, not in tests. Before each
+// of the three measures, the page times a fixed loop of plain JavaScript
+// (`host_loop_ms`): the machine's own speed at that moment, since the
+// host these machines run on has been seen to make the same work take
+// from 1× to 2.5× as long within minutes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { BIG, onMainThread, traced } from '../lib/trace.mjs';
@@ -46,6 +50,27 @@ function workBetweenMarks(events, mark) {
 
 const q = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
 const r1 = (v) => Math.round(v * 10) / 10;
+
+/// The median of three runs of a fixed loop of integer arithmetic in
+/// `page`, in ms: how fast the machine runs the page's work just then.
+async function hostLoopMs(page) {
+  return r1(await page.evaluate(() => {
+    const times = [];
+    let x = 1;
+    for (let run = 0; run < 3; run++) {
+      const t0 = performance.now();
+      for (let i = 0; i < 20_000_000; i++) {
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+      }
+      times.push(performance.now() - t0);
+    }
+    // The loop's result is used, so that it cannot be left out.
+    if (x === 0) throw new Error('xorshift reached 0');
+    return times.sort((a, b) => a - b)[1];
+  }));
+}
 
 /// When the page first showed its view built, its first paint, and when
 /// it was warm (pages from `newPage` are), in ms from navigation.
@@ -129,6 +154,7 @@ async function playFigures(page, expect) {
 
 /// 40 jumps and two seconds of play on `page`, traced.
 async function measure(page, expect) {
+  const hostLoop = await hostLoopMs(page);
   const jumps = await traced(page, async () => {
     const r = document.querySelector('[data-testid="scrubber"]');
     const len = Number(r.max);
@@ -183,6 +209,7 @@ async function measure(page, expect) {
     first,
     figures: {
       accesses: jumps.result,
+      host_loop_ms: hostLoop,
       jump_work_ms: { median: r1(q(perJump, 0.5)), p95: r1(q(perJump, 0.95)), max: r1(Math.max(...perJump)) },
       jumps_over_16ms: perJump.filter((v) => v > 16).length,
       cold_jumps_ms: cold.map(r1),
@@ -217,7 +244,7 @@ export async function run({ newPage, expect, log, outDir, settled }) {
   await settled(widePage);
   expect(await widePage.evaluate(() => document.querySelector('[data-testid="counters-b"]').getBoundingClientRect().bottom <= innerHeight),
     'at 1920×1080 the ra panels are in sight');
-  const wide = await playFigures(widePage, expect);
+  const wide = { host_loop_ms: await hostLoopMs(widePage), ...await playFigures(widePage, expect) };
   await widePage.context().close();
   log('16 GiB at 1920×1080, play: ' + JSON.stringify(wide));
 

@@ -26,7 +26,9 @@
 //!   whose range is shown beside it) for the default view, and the same
 //!   under `16gib` for
 //!   the 16 GiB comparison's link, and its play (no jumps) at 1920×1080
-//!   under `16gib_1920`.
+//!   under `16gib_1920`; and `host_loop_ms` of each, the time of a fixed
+//!   loop of JavaScript in the page just before that measure, the
+//!   machine's own speed then.
 
 use std::path::Path;
 use std::process::Command;
@@ -440,6 +442,28 @@ fn web_rows() -> Vec<Row> {
     } else {
         "no target/e2e/timing.json: cargo xtask e2e"
     };
+    // The machine's speed at each of the three measures: the same fixed
+    // loop of JavaScript in the page just before it. The host has been
+    // seen to make the same work take 1× to 2.5× as long within minutes,
+    // so a figure missed beside a slow loop says less about the app.
+    let loops: Vec<String> = [None, Some("16gib"), Some("16gib_1920")]
+        .into_iter()
+        .filter_map(|scope| {
+            let v = timing.as_ref().map(|t| scoped(t, scope))?;
+            v["host_loop_ms"].as_f64().map(|x| format!("{x:.1}"))
+        })
+        .collect();
+    let figure = "web: host speed, a fixed JS loop before each measure";
+    rows.push(if loops.len() == 3 {
+        Row::new(
+            figure,
+            "-",
+            format!("{} ms (default / 16 GiB / 1920x1080)", loops.join(" / ")),
+            None,
+        )
+    } else {
+        Row::not_measured(figure, "-", why)
+    });
     // The 16 GiB comparison is played at 1920×1080 too, where its ra
     // panels are in sight; that run times no jumps.
     for (scope, label, jumps) in [
