@@ -15,17 +15,18 @@ const strips = (page) => page.evaluate(() => [...document.querySelectorAll('canv
 
 export async function run({ newPage, expect, expectEq }) {
   const page = await newPage();
-  const frames = (n) => page.evaluate((n) => new Promise((res) => {
+  const framesOn = (p, n) => p.evaluate((n) => new Promise((res) => {
     const tick = (k) => (k === 0 ? res() : requestAnimationFrame(() => tick(k - 1)));
     tick(n);
   }), n);
+  const frames = (n) => framesOn(page, n);
   const seekOn = async (p, step) => {
     await p.evaluate((step) => {
       const r = document.querySelector('[data-testid="scrubber"]');
       r.value = String(step);
       r.dispatchEvent(new Event('input', { bubbles: true }));
     }, step);
-    await p.evaluate(() => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res))));
+    await framesOn(p, 2);
   };
   const seek = (step) => seekOn(page, step);
   const press = async (key, n) => {

@@ -174,7 +174,7 @@ impl Raster {
         // The cursor's columns, found once: looked for at each column,
         // they were 7% of a paint where no column changes, a frame of play
         // (natively 69 -> 64 µs at 1622 columns).
-        let mut cursor_at = [None; 4];
+        let mut cursor_at = [None; CURSOR_COLUMNS];
         if let Some(c) = cursor_bin {
             for (slot, column) in cursor_at.iter_mut().zip(cursor_columns(c, w, p)) {
                 *slot = Some(column);
@@ -368,11 +368,14 @@ pub fn folio_band(
     cached_h
 }
 
+/// How many columns [`cursor_columns`] draws the current access in.
+const CURSOR_COLUMNS: usize = 4;
+
 /// The current access at column `c` of a canvas `w` columns wide: two
 /// dark columns set off by light ones, each with its colour; the real
 /// kernel's lane draws it the same way.
 pub fn cursor_columns(c: u32, w: u32, p: &Palette) -> impl Iterator<Item = (u32, [u8; 3])> {
-    let columns = [
+    let columns: [(i64, [u8; 3]); CURSOR_COLUMNS] = [
         (-1, p.cursor_edge),
         (0, p.cursor),
         (1, p.cursor),
