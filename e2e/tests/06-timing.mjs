@@ -8,7 +8,8 @@
 // `folioscope-ready` mark (the view's timelines built and drawn), the
 // median of five loads, each in a fresh browser context; beside it, the
 // time to its `folioscope-warm` mark (the work after the first render
-// done: a short run's checkpoints, the rehearsal of a jump). The
+// done: a short run's checkpoints, the rehearsal of a jump). Each play
+// also gives the speed it reached against the speed shown. The
 // figures are recorded in target/e2e/timing.json (the 16 GiB ones under
 // `16gib`, and its play at 1920×1080, where the ra panels are in sight,
 // under `16gib_1920`), not asserted: speed targets are checked by
@@ -122,6 +123,7 @@ async function playFigures(page, expect) {
     const r = document.querySelector('[data-testid="scrubber"]');
     r.value = '0';
     r.dispatchEvent(new Event('input', { bubbles: true }));
+    const started = performance.now();
     document.body.dispatchEvent(new KeyboardEvent('keydown', { key: ' ', bubbles: true }));
     const intervals = [];
     let last = performance.now();
@@ -137,10 +139,12 @@ async function playFigures(page, expect) {
     });
     console.timeStamp('end');
     document.body.dispatchEvent(new KeyboardEvent('keydown', { key: ' ', bubbles: true }));
+    const played = performance.now() - started;
     intervals.shift();
     // The scrubber stands at the step the strips show; the counters below
     // may be held out of sight while playing (held_out_of_sight.rs).
-    return { intervals, step: `${r.value} / ${r.max}` };
+    const shown = 2 ** Number(document.querySelector('[data-testid="speed"]').value);
+    return { intervals, step: `${r.value} / ${r.max}`, shown, perSecond: (Number(r.value) * 1000) / played };
   });
   const perFrame = workBetweenMarks(play.events, 'frame');
   expect(play.result.intervals.length > 0, 'frames were drawn while playing');
@@ -149,6 +153,9 @@ async function playFigures(page, expect) {
     play_frame_interval_ms: { median: r1(q(play.result.intervals, 0.5)), p95: r1(q(play.result.intervals, 0.95)) },
     play_frame_work_ms: { median: r1(q(perFrame, 0.5)), p95: r1(q(perFrame, 0.95)), max: r1(Math.max(...perFrame)) },
     play_reached: play.result.step.trim(),
+    // The speed play reached against the speed its control shows
+    // (web/src/play_clock.rs).
+    play_speed: { shown: play.result.shown, reached_per_s: Math.round(play.result.perSecond) },
   };
 }
 

@@ -74,6 +74,8 @@ pub struct Ui {
     pub predict: Option<Mark>,
     pub playing: bool,
     pub speed_log2: u32,
+    /// The speed play reached, while playing short of `speed_log2`.
+    pub reached: Option<u64>,
     pub banner: Option<BannerMsg>,
     pub help: bool,
     pub question: Option<Question>,
@@ -169,6 +171,7 @@ impl State {
             predict: self.predict,
             playing: self.playing,
             speed_log2: self.speed_log2,
+            reached: self.reached.filter(|_| self.playing),
             banner: self.banner.clone(),
             help: self.help,
             question: self.question.clone(),

@@ -16,6 +16,7 @@ mod hooks;
 mod indexing;
 mod palette;
 mod panic;
+mod play_clock;
 mod predict;
 mod probe;
 mod real_lane;

@@ -196,6 +196,9 @@ pub struct State {
     pub playing: bool,
     /// Accesses per second while playing, as a power of two.
     pub speed_log2: u32,
+    /// The accesses a second play reached over its last second, when short
+    /// of the speed (`play_clock`).
+    pub reached: Option<u64>,
     /// The pages in view: `[first, end)`.
     pub zoom: (u64, u64),
     /// A rejected parameter: the field and why. The last good state stays.
@@ -262,6 +265,8 @@ pub enum Action {
     JumpToEvent(u64, usize),
     /// Advance while playing, by this many accesses.
     Tick(u64),
+    /// The speed play reached, when short of the speed shown.
+    Reached(Option<u64>),
     TogglePlay,
     SetSpeed(u32),
     SetMark(Mark),
@@ -375,6 +380,7 @@ impl State {
             ignored: Vec::new(),
             playing: false,
             speed_log2: 14,
+            reached: None,
             zoom: (0, 0),
             banner: None,
             help: false,
@@ -737,9 +743,11 @@ impl Reducible for State {
                 }
                 s
             }
+            Action::Reached(reached) => State { reached, ..s },
             Action::TogglePlay => {
                 let mut s = s;
                 s.playing = !s.playing;
+                s.reached = None;
                 if s.playing && s.step >= s.len {
                     s = s.at(0);
                 }
@@ -747,6 +755,7 @@ impl Reducible for State {
             }
             Action::SetSpeed(v) => State {
                 speed_log2: v.min(22),
+                reached: None,
                 ..s
             },
             Action::SetMark(mark) => State { mark, ..s },

@@ -21,6 +21,7 @@
 //!   `jump_work_ms` and `play_frame_work_ms` (each `median`, `p95`, `max`),
 //!   `catch_up_ms` (the blocks out of sight following a jump once the view
 //!   stood still; no target, shown so that no work goes unreported),
+//!   `play_speed` (`reached_per_s` against `shown`: at least 97%),
 //!   `play_fps` and `first_render_ms` (navigation to the view drawn with
 //!   its timelines, the median of `first_render_loads_ms`, five loads,
 //!   whose range is shown beside it) for the default view, and the same
@@ -54,6 +55,9 @@ const SPEEDUP_TARGET: f64 = 500.0;
 const SPEEDUP_AIM: f64 = 1000.0;
 /// wasm time as a multiple of native time, at most.
 const WASM_TARGET: f64 = 1.5;
+/// The share of the speed shown that play must reach: its two seconds
+/// begin and end with a frame that plays less than a frame's worth.
+const PLAY_SPEED_SHARE: f64 = 0.97;
 /// The gzipped size of `dist/` issue 12 asks for, in KB.
 const BUNDLE_GOAL_KB: u64 = 300;
 
@@ -505,6 +509,24 @@ fn web_rows() -> Vec<Row> {
                 None => Row::not_measured(&figure, "-", why),
             });
         }
+        // The speed play reached in its two seconds against the speed
+        // its control showed (web/src/play_clock.rs).
+        let figure = format!("web {label}: play's speed, of the speed shown");
+        let t = format!(">= {:.0}%", PLAY_SPEED_SHARE * 100.0);
+        rows.push(
+            match (ms("/play_speed/reached_per_s"), ms("/play_speed/shown")) {
+                (Some(r), Some(shown)) if shown > 0.0 => Row::new(
+                    &figure,
+                    &t,
+                    format!(
+                        "{:.1}% ({r:.0} of {shown:.0} accesses/s)",
+                        100.0 * r / shown
+                    ),
+                    Some(r >= PLAY_SPEED_SHARE * shown),
+                ),
+                _ => Row::not_measured(&figure, &t, why),
+            },
+        );
         let figure = format!("web {label}: play frame rate");
         rows.push(match ms("/play_fps") {
             Some(fps) => Row::new(

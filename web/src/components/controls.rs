@@ -102,6 +102,13 @@ pub fn Controls() -> Html {
                             }) }
                         </select>
                     </label>
+                    // Always there, hidden when play keeps up: an element
+                    // that came and went would shift its siblings in
+                    // Yew's unkeyed diff.
+                    <span class="reached" data-testid="reached" hidden={ui.reached.is_none()}
+                        title="the speed play reached over its last second: this machine cannot run the model at the speed chosen">
+                        { ui.reached.map(|r| format!("reaching {}/s", two_figures(r))).unwrap_or_default() }
+                    </span>
                     <crate::components::question::PredictControls />
                 }
                 <label class="jump">{ "step " }
@@ -202,5 +209,34 @@ fn Scrubber(props: &ScrubberProps) -> Html {
                     oninput={props.onscrub.clone()} data-testid="scrubber" aria-label="step" />
             </div>
         </div>
+    }
+}
+
+/// `n` to its two leading figures (9612 -> 9600), as a speed is told.
+fn two_figures(n: u64) -> u64 {
+    let mut unit = 1;
+    while n / unit >= 100 {
+        unit *= 10;
+    }
+    (n + unit / 2) / unit * unit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::two_figures;
+
+    #[test]
+    fn speeds_are_told_to_two_figures() {
+        for (n, want) in [
+            (0, 0),
+            (7, 7),
+            (99, 99),
+            (100, 100),
+            (9612, 9600),
+            (9650, 9700),
+            (2_345_678, 2_300_000),
+        ] {
+            assert_eq!(two_figures(n), want, "{n}");
+        }
     }
 }

@@ -1,4 +1,6 @@
-//! The play loop: one animation frame, one tick of speed/60 accesses.
+//! The play loop: at each animation frame, the accesses owed since the
+//! frame before ([`PlayClock`]), and the speed reached when it falls short
+//! of the speed shown.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -7,6 +9,7 @@ use gloo::render::{request_animation_frame, AnimationFrame};
 use yew::prelude::*;
 
 use crate::context::Dispatch;
+use crate::play_clock::PlayClock;
 use crate::state::Action;
 
 /// Ticks while `playing`, at 2^`speed_log2` accesses a second.
@@ -15,18 +18,35 @@ pub fn use_play(playing: bool, speed_log2: u32, dispatch: Dispatch) {
     use_effect_with((playing, speed_log2), move |&(playing, speed)| {
         let frame: Rc<RefCell<Option<AnimationFrame>>> = Default::default();
         if playing {
-            fn schedule(frame: Rc<RefCell<Option<AnimationFrame>>>, d: Dispatch, speed: u32) {
+            fn schedule(
+                frame: Rc<RefCell<Option<AnimationFrame>>>,
+                d: Dispatch,
+                mut clock: PlayClock,
+                told: Option<u64>,
+            ) {
                 let next = frame.clone();
-                *frame.borrow_mut() = Some(request_animation_frame(move |_| {
-                    let per_frame = ((1u64 << speed) / 60).max(1);
-                    d.dispatch(Action::Tick(per_frame));
-                    schedule(next, d, speed);
+                *frame.borrow_mut() = Some(request_animation_frame(move |now| {
+                    let n = clock.frame(now);
+                    if n > 0 {
+                        d.dispatch(Action::Tick(n));
+                    }
+                    let short = clock.shortfall();
+                    if short != told {
+                        d.dispatch(Action::Reached(short));
+                    }
+                    schedule(next, d, clock, short);
                 }));
             }
-            schedule(frame.clone(), dispatch, speed);
+            let clock = PlayClock::new(1 << speed, now_ms());
+            schedule(frame.clone(), dispatch, clock, None);
         }
         move || {
             frame.borrow_mut().take();
         }
     });
+}
+
+/// `performance.now()`, the clock animation frames are timed by.
+fn now_ms() -> f64 {
+    gloo::utils::window().performance().map_or(0.0, |p| p.now())
 }

@@ -1,0 +1,91 @@
+// Play moves at the speed its control shows (web/src/play_clock.rs): by
+// the time between frames, not a fixed count a frame. With speed/60 a
+// frame, 16 accesses/s played 60 a second here and a 120 Hz display
+// played twice the speed shown. When the machine cannot run the model as
+// fast as asked (here a CPU slowed twentyfold), the controls say the speed
+// play reaches, and say nothing once play stops.
+
+/// Plays the view from step 0 for about `ms` at 2^`log2` accesses a
+/// second; returns the step reached and the time between the two presses
+/// of play, measured in the page.
+async function playFor(page, log2, ms) {
+  await page.selectOption('[data-testid="speed"]', String(log2));
+  return page.evaluate(async (ms) => {
+    const frames = (n) => new Promise((res) => {
+      const f = () => (n-- > 0 ? requestAnimationFrame(f) : res());
+      f();
+    });
+    const scrubber = document.querySelector('[data-testid="scrubber"]');
+    const play = document.querySelector('[data-testid="play"]');
+    scrubber.value = '0';
+    scrubber.dispatchEvent(new Event('input', { bubbles: true }));
+    await frames(2);
+    const t0 = performance.now();
+    play.click();
+    await new Promise((res) => setTimeout(res, ms));
+    play.click();
+    const elapsed = performance.now() - t0;
+    await frames(2);
+    return { step: Number(scrubber.value), elapsed };
+  }, ms);
+}
+
+/// Whether the speed reached is on show, and its text.
+function reached(page) {
+  return page.$eval('[data-testid="reached"]', (el) => ({ shown: !el.hidden, text: el.textContent }));
+}
+
+export async function run({ newPage, expect }) {
+  const page = await newPage();
+  // The play loop starts on the frame after the press and stops at the
+  // second: up to a frame of each end is not played, and time is allowed
+  // for one late frame more.
+  const slackMs = 100;
+  for (const [log2, ms] of [[4, 2500], [8, 1500], [14, 1500]]) {
+    const speed = 2 ** log2;
+    const { step, elapsed } = await playFor(page, log2, ms);
+    const most = Math.floor((speed * elapsed) / 1000) + 1;
+    const least = Math.floor((speed * (elapsed - slackMs)) / 1000);
+    expect(step <= most && step >= least,
+      `at ${speed} accesses/s, ${elapsed.toFixed(0)} ms of play reached step ${step}, not ${least}..${most}`);
+    const r = await reached(page);
+    expect(!r.shown, `at ${speed} accesses/s nothing is said of the speed reached (said "${r.text}")`);
+  }
+
+  // A CPU slowed twentyfold cannot draw the default view at 2^18
+  // accesses a second: its frames come 100 ms and more apart, each owed
+  // at most 50 ms of play.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 });
+  try {
+    await page.selectOption('[data-testid="speed"]', '18');
+    await page.evaluate(() => {
+      const scrubber = document.querySelector('[data-testid="scrubber"]');
+      scrubber.value = '0';
+      scrubber.dispatchEvent(new Event('input', { bubbles: true }));
+      document.querySelector('[data-testid="play"]').click();
+    });
+    await page.waitForFunction(() => !document.querySelector('[data-testid="reached"]').hidden, null,
+      { timeout: 10000 });
+    const told = await reached(page);
+    const m = /^reaching (\d+)\/s$/.exec(told.text.trim());
+    expect(m !== null, `the speed reached is told as "reaching N/s" (told "${told.text}")`);
+    const toldSpeed = Number(m[1]);
+    // The speed the page reaches now, over a second.
+    const real = await page.evaluate(async () => {
+      const scrubber = document.querySelector('[data-testid="scrubber"]');
+      const [s0, t0] = [Number(scrubber.value), performance.now()];
+      await new Promise((res) => setTimeout(res, 1000));
+      return ((Number(scrubber.value) - s0) * 1000) / (performance.now() - t0);
+    });
+    expect(toldSpeed < 0.9 * 2 ** 18, `the speed told (${toldSpeed}/s) is short of 2^18 accesses/s`);
+    expect(toldSpeed > real / 2 && toldSpeed < real * 2,
+      `the speed told (${toldSpeed}/s) is the speed play reaches (${real.toFixed(0)}/s over the next second)`);
+    await page.click('[data-testid="play"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="reached"]').hidden, null,
+      { timeout: 5000 });
+  } finally {
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  }
+  await page.context().close();
+}
