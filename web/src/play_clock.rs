@@ -10,9 +10,14 @@
 //! is kept, so that the controls can say when it falls short of the speed
 //! shown.
 
-/// The most play one frame is owed, in milliseconds: three frames at
-/// 60 Hz, so that a frame dropped now and then is made up in the next.
-pub const MAX_FRAME_MS: f64 = 50.0;
+/// The most play one frame is owed, in milliseconds: six frames at
+/// 60 Hz, so that frames dropped on a busy machine are made up in the
+/// next. A frame's work grows with the accesses it plays only up to the
+/// cost of a jump (a longer move restores a checkpoint), so this bounds
+/// a frame's work however late it comes. On the CI machine, whose e2e
+/// run once drew the 16 GiB link at 44.5 fps with frames of up to 61 ms
+/// of work, a bound of 50 ms played 96.3% of the speed shown.
+pub const MAX_FRAME_MS: f64 = 100.0;
 
 /// The span over which the speed reached is measured, in milliseconds. A
 /// gap between frames longer than this (a hidden tab, whose frames stop)
@@ -122,9 +127,9 @@ mod tests {
     #[test]
     fn late_frames_are_owed_at_most_max_frame_ms_and_the_shortfall_is_told() {
         let mut c = PlayClock::new(16384, 0.0);
-        // Frames 100 ms apart, as when each takes that long to draw.
-        let played = play(&mut c, 0.0, 100.0, 2000.0);
-        let want = (16384.0 * MAX_FRAME_MS / 1000.0 * 20.0) as u64;
+        // Frames 200 ms apart, as when each takes that long to draw.
+        let played = play(&mut c, 0.0, 200.0, 2000.0);
+        let want = (16384.0 * MAX_FRAME_MS / 1000.0 * 10.0) as u64;
         assert!(played.abs_diff(want) <= 1, "{played} against {want}");
         assert_eq!(c.shortfall(), Some(8192));
         // A frame or two late now and then is made up.
@@ -132,7 +137,11 @@ mod tests {
         let mut t = 0.0;
         let mut played = 0;
         for i in 0..240 {
-            t += if i % 10 == 0 { 50.0 } else { 1000.0 / 60.0 };
+            t += if i % 10 == 0 {
+                MAX_FRAME_MS
+            } else {
+                1000.0 / 60.0
+            };
             played += c.frame(t);
         }
         let want = (16384.0 * t / 1000.0) as u64;
@@ -146,7 +155,7 @@ mod tests {
         assert!(play(&mut c, 0.0, 1000.0 / 60.0, 500.0).abs_diff(512) <= 1);
         // The tab was hidden for ten seconds: one late frame's worth.
         let after = c.frame(10_500.0);
-        assert!((51..=52).contains(&after), "{after}");
+        assert!((102..=103).contains(&after), "{after}");
         play(&mut c, 10_500.0, 1000.0 / 60.0, 3000.0);
         assert_eq!(c.shortfall(), None);
     }
