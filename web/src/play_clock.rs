@@ -4,10 +4,11 @@
 //! speed/60 accesses a frame, a 120 Hz display played twice the speed
 //! shown, and 16 accesses/s, rounded up to one access a frame, played 60.
 //!
-//! A frame that comes late is owed at most [`MAX_FRAME_MS`] of play: past
-//! the speed the model can run, catching up in full would make each frame
-//! longer than the one before. The speed reached over each second of play
-//! is kept, so that the controls can say when it falls short of the speed
+//! A frame that comes late is owed at most [`MAX_FRAME_MS`] of play: a
+//! stall (a hidden tab, whose frames stop) is not played through in one
+//! leap, and a machine that cannot draw the view at the speed chosen
+//! plays what it can. The speed reached over each second of play is
+//! kept, so that the controls can say when it falls short of the speed
 //! shown.
 
 /// The most play one frame is owed, in milliseconds: six frames at
