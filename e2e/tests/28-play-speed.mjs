@@ -5,27 +5,31 @@
 // fast as asked (here a CPU slowed fortyfold), the controls say the speed
 // play reaches, and say nothing once play stops.
 
+/// Sets 2^`log2` accesses a second and moves the view to step 0, drawn.
+async function atStart(page, log2) {
+  await page.selectOption('[data-testid="speed"]', String(log2));
+  await page.evaluate(async () => {
+    const scrubber = document.querySelector('[data-testid="scrubber"]');
+    scrubber.value = '0';
+    scrubber.dispatchEvent(new Event('input', { bubbles: true }));
+    await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+  });
+}
+
 /// Plays the view from step 0 for about `ms` at 2^`log2` accesses a
 /// second; returns the step reached and the time between the two presses
 /// of play, measured in the page.
 async function playFor(page, log2, ms) {
-  await page.selectOption('[data-testid="speed"]', String(log2));
+  await atStart(page, log2);
   return page.evaluate(async (ms) => {
-    const frames = (n) => new Promise((res) => {
-      const f = () => (n-- > 0 ? requestAnimationFrame(f) : res());
-      f();
-    });
     const scrubber = document.querySelector('[data-testid="scrubber"]');
     const play = document.querySelector('[data-testid="play"]');
-    scrubber.value = '0';
-    scrubber.dispatchEvent(new Event('input', { bubbles: true }));
-    await frames(2);
     const t0 = performance.now();
     play.click();
     await new Promise((res) => setTimeout(res, ms));
     play.click();
     const elapsed = performance.now() - t0;
-    await frames(2);
+    await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
     return { step: Number(scrubber.value), elapsed };
   }, ms);
 }
@@ -58,7 +62,7 @@ export async function run({ newPage, expect }) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 40 });
   try {
-    await page.selectOption('[data-testid="speed"]', '16');
+    await atStart(page, 16);
     // Every frame of play, sampled in the page: the time, the step and
     // what the controls say, until 1.5 s after they first told a speed.
     // The first is of a second that began with play, whose first frames
@@ -67,8 +71,6 @@ export async function run({ newPage, expect }) {
     const samples = await page.evaluate(async () => {
       const scrubber = document.querySelector('[data-testid="scrubber"]');
       const told = document.querySelector('[data-testid="reached"]');
-      scrubber.value = '0';
-      scrubber.dispatchEvent(new Event('input', { bubbles: true }));
       document.querySelector('[data-testid="play"]').click();
       const out = [];
       const t0 = performance.now();
