@@ -1021,6 +1021,19 @@ impl XArray {
         &self.nodes[id as usize].slots
     }
 
+    /// The slots of leaf `id` that a reader of its entries must look at:
+    /// when it holds no value entry, those holding an entry (the `canon`
+    /// summary); all 64 otherwise, since the sibling slots of a value
+    /// entry (a shadow) stand for shadow pages too.
+    pub(crate) fn leaf_entry_slots(&self, id: NodeId) -> u64 {
+        let n = &self.nodes[id as usize];
+        if n.nr_values == 0 {
+            n.canon
+        } else {
+            u64::MAX
+        }
+    }
+
     /// The range walk under all three: entries in index order, and at a
     /// coarser `grain`, whole nodes inside the range.
     fn walk(&self, first: u64, last: u64, grain: Grain, f: &mut impl FnMut(Visit)) {
