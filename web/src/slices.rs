@@ -63,7 +63,9 @@ fn next_chunk(chunk: u64, ms: f64) -> u64 {
     aim.clamp(chunk / 4, chunk * 2).clamp(16, 1 << 16)
 }
 
-fn now_ms() -> f64 {
+/// `performance.now()`: the page's clock, which animation frames are
+/// timed by too.
+pub fn now_ms() -> f64 {
     gloo::utils::window()
         .performance()
         .map(|p| p.now())

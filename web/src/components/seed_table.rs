@@ -14,6 +14,7 @@ use yew::prelude::*;
 
 use crate::context::use_setup;
 use crate::hooks::next_frame;
+use crate::slices::now_ms;
 
 /// Accesses between looks at the clock.
 const SLICE: u64 = 2048;
@@ -99,15 +100,9 @@ pub fn SeedTable() -> Html {
 /// Makes `seed`'s table between frames, telling `making` how far it is.
 async fn make(seed: Seed, making: &UseStateHandle<Making>) -> Result<String, String> {
     let mut run = TableRun::new(seed, &rows())?;
-    let now = || {
-        gloo::utils::window()
-            .performance()
-            .map(|p| p.now())
-            .unwrap_or_default()
-    };
     loop {
-        let t0 = now();
-        while now() - t0 < FRAME_WORK_MS {
+        let t0 = now_ms();
+        while now_ms() - t0 < FRAME_WORK_MS {
             if run.advance(SLICE)? {
                 return run.finish().map(|c| c.to_text());
             }

@@ -16,6 +16,7 @@ use yew::prelude::*;
 
 use crate::context::{use_handles, use_setup};
 use crate::hooks::next_frame;
+use crate::slices::now_ms;
 use crate::state::Action;
 
 /// Milliseconds of work per frame.
@@ -39,13 +40,6 @@ enum Table {
         kernels: Rc<Vec<Kernel>>,
     },
     Failed(String),
-}
-
-fn now_ms() -> f64 {
-    gloo::utils::window()
-        .performance()
-        .map(|p| p.now())
-        .unwrap_or_default()
 }
 
 #[component]

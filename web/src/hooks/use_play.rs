@@ -10,6 +10,7 @@ use yew::prelude::*;
 
 use crate::context::Dispatch;
 use crate::play_clock::PlayClock;
+use crate::slices::now_ms;
 use crate::state::Action;
 
 /// Ticks while `playing`, at 2^`speed_log2` accesses a second.
@@ -44,9 +45,4 @@ pub fn use_play(playing: bool, speed_log2: u32, dispatch: Dispatch) {
             frame.borrow_mut().take();
         }
     });
-}
-
-/// `performance.now()`, the clock animation frames are timed by.
-fn now_ms() -> f64 {
-    gloo::utils::window().performance().map_or(0.0, |p| p.now())
 }

@@ -13,6 +13,7 @@ use yew::prelude::*;
 use crate::context::{Dispatch, Setup};
 use crate::hooks::next_frame;
 use crate::recording::{RealCheck, Recorded};
+use crate::slices::now_ms;
 use crate::state::{Action, Kept};
 
 /// Accesses between looks at the clock.
@@ -40,13 +41,6 @@ pub fn use_real_check(setup: &Setup, dispatch: Dispatch) {
             });
         }
     });
-}
-
-fn now_ms() -> f64 {
-    gloo::utils::window()
-        .performance()
-        .map(|p| p.now())
-        .unwrap_or_default()
 }
 
 async fn check(
