@@ -39,7 +39,7 @@ function reached(page) {
   return page.$eval('[data-testid="reached"]', (el) => ({ shown: !el.hidden, text: el.textContent }));
 }
 
-export async function run({ newPage, expect }) {
+export async function run({ newPage, expect, log }) {
   const page = await newPage();
   // The play loop starts on the frame after the press and stops at the
   // second: up to a frame of each end is not played, and time is allowed
@@ -65,9 +65,12 @@ export async function run({ newPage, expect }) {
     await atStart(page, 16);
     // Every frame of play, sampled in the page: the time, the step and
     // what the controls say, until 1.5 s after they first told a speed.
-    // The first is of a second that began with play, whose first frames
-    // are slower still; the one told then, of a later second, is held to
-    // the speed over the second before it.
+    // Each speed told is of the span of play that ended at the frame it
+    // first showed, so it is held to the speed over the second before
+    // that frame, not a later second's: on the CI machine a speed told
+    // (29000/s) was once held to the second after its own, when play had
+    // slowed to 10190/s. Play sets the step and the text at the same
+    // frame (web/src/hooks/use_play.rs).
     const samples = await page.evaluate(async () => {
       const scrubber = document.querySelector('[data-testid="scrubber"]');
       const told = document.querySelector('[data-testid="reached"]');
@@ -86,16 +89,22 @@ export async function run({ newPage, expect }) {
       });
       return out;
     });
-    const [tTold, stepTold, text] = samples[samples.length - 1];
-    const m = /^reaching (\d+)\/s$/.exec(text);
-    expect(m !== null, `the speed reached is told as "reaching N/s" (told "${text}" after ${samples.length} frames)`);
-    const toldSpeed = Number(m[1]);
-    // The frame a second or more before the one that showed it.
-    const [tBefore, stepBefore] = samples.filter(([t]) => t <= tTold - 1000).pop() || samples[0];
-    const real = ((stepTold - stepBefore) * 1000) / (tTold - tBefore);
-    expect(toldSpeed < 0.9 * 2 ** 16, `the speed told (${toldSpeed}/s) is short of 2^16 accesses/s`);
-    expect(toldSpeed > real / 2 && toldSpeed < real * 2,
-      `the speed told (${toldSpeed}/s) is the speed play reached (${real.toFixed(0)}/s over the ${(tTold - tBefore).toFixed(0)} ms before it was told)`);
+    // The frames at which a speed was first told, or another speed.
+    const tellings = samples.filter(([, , text], i) => text && (i === 0 || samples[i - 1][2] !== text));
+    expect(tellings.length > 0, `a speed reached is told (after ${samples.length} frames)`);
+    for (const [tTold, stepTold, text] of tellings) {
+      const m = /^reaching (\d+)\/s$/.exec(text);
+      expect(m !== null, `the speed reached is told as "reaching N/s" (told "${text}")`);
+      if (m === null) continue;
+      const toldSpeed = Number(m[1]);
+      // The frame a second or more before the one that showed it.
+      const [tBefore, stepBefore] = samples.filter(([t]) => t <= tTold - 1000).pop() || samples[0];
+      const real = ((stepTold - stepBefore) * 1000) / (tTold - tBefore);
+      expect(toldSpeed < 0.9 * 2 ** 16, `the speed told (${toldSpeed}/s) is short of 2^16 accesses/s`);
+      expect(toldSpeed > real / 2 && toldSpeed < real * 2,
+        `the speed told (${toldSpeed}/s) is the speed play reached (${real.toFixed(0)}/s over the ${(tTold - tBefore).toFixed(0)} ms before it was told)`);
+      log(`told ${toldSpeed}/s; reached ${real.toFixed(0)}/s over the ${(tTold - tBefore).toFixed(0)} ms before`);
+    }
     await page.click('[data-testid="play"]');
     await page.waitForFunction(() => document.querySelector('[data-testid="reached"]').hidden, null,
       { timeout: 5000 });
