@@ -33,7 +33,9 @@ export async function run({ newPage, expect, expectEq, text, cliText, shot }) {
     // where it comes from, on the page (not in a tooltip).
     const variant = await text(page, 'variant-desc');
     expect(variant.includes('mm-unstable of 28 May 2026'), `${size}: the variant's description: ${variant}`);
+    // The rows are made when the list first unfolds.
     await page.click('[data-testid="patches"] summary');
+    await page.waitForSelector('[data-testid="patches"] .patch-row');
     const rows = await page.$$eval('[data-testid="patches"] .patch-row', (rs) => rs.map((r) => [r.querySelector('input').dataset.testid, r.querySelector('.patch-desc').textContent]));
     expect(rows.length >= 20, `${size}: every patch toggle (${rows.length})`);
     for (const [id, desc] of rows) expect(desc.includes(' \u2014 ') && desc.length > 40, `${size}: ${id} carries a description and a source: ${desc}`);

@@ -29,7 +29,26 @@ mod url;
 mod warm;
 mod xa_pixels;
 
+/// The heap taken from the browser before the first render, in one step.
+/// The default view's wasm memory was 34 MB once its timelines were built
+/// (2026-12-05); the allocator grew it there in about 194 steps of a few
+/// pages, and V8 charged 6 to 17 ms of the first render to those grows
+/// (`wasm.GrowMemory` in a trace of each load; some were 2 to 5 ms
+/// each). After one grow of 24 MB, the same build made 95 grows that
+/// together took under 1 ms. Untouched, the reserve costs no resident
+/// memory: the pages are the system's zero pages until written.
+const HEAP_RESERVE: usize = 32 << 20;
+
 fn main() {
     panic::install();
+    reserve_heap();
     yew::Renderer::<app::App>::new().render();
+}
+
+/// Grows the wasm memory by [`HEAP_RESERVE`] at once and gives it back to
+/// the allocator, which keeps it for the allocations to come: wasm memory
+/// never shrinks.
+fn reserve_heap() {
+    // Kept from being optimised away with the allocation it frees.
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(HEAP_RESERVE)));
 }

@@ -40,8 +40,17 @@ fn select(
 /// changes and where it comes from; `suffix` tells a compared kernel's
 /// test ids (`b-`, `c-`) apart, and `onchange` gets the kernel with a
 /// patch toggled. The toggles fold away under their count, since the
-/// descriptions are long.
-fn patch_toggles(k: &Kernel, suffix: &str, onchange: Callback<Kernel>) -> Html {
+/// descriptions are long, and their rows are made once `unfolded` (the
+/// list was opened; `ontoggle` hears it open): 86 elements a kernel, 258
+/// of the 970 on the default view's first paint, which nobody sees until
+/// they open the list.
+fn patch_toggles(
+    k: &Kernel,
+    suffix: &str,
+    onchange: Callback<Kernel>,
+    unfolded: bool,
+    ontoggle: Callback<Event>,
+) -> Html {
     let on = Patch::ALL.iter().filter(|p| k.has(**p)).count();
     let toggles = Patch::ALL.iter().map(|&p| {
         let has = k.has(p);
@@ -65,9 +74,10 @@ fn patch_toggles(k: &Kernel, suffix: &str, onchange: Callback<Kernel>) -> Html {
             <p class="kernel-desc" data-testid={format!("variant-desc{}", suffix.trim_end_matches('-').chars().next().map(|c| format!("-{c}")).unwrap_or_default())}>
                 { describe::variant(k.variant) }
             </p>
-            <details class="patches" data-testid={format!("patches{}", suffix.trim_end_matches('-').chars().next().map(|c| format!("-{c}")).unwrap_or_default())}>
+            // The browser opens and closes it; the rows are made once it opened.
+            <details class="patches" data-testid={format!("patches{}", suffix.trim_end_matches('-').chars().next().map(|c| format!("-{c}")).unwrap_or_default())} {ontoggle}>
                 <summary>{ format!("patches of {} ({on} on)", k.label()) }</summary>
-                { for toggles }
+                if unfolded { { for toggles } }
             </details>
         </>
     }
@@ -93,6 +103,19 @@ pub fn ScenarioPanel() -> Html {
     let d = use_handles().dispatch;
     let setup = use_setup();
     let s = setup.scenario.clone();
+    // Each kernel's patch list, by place, once opened.
+    let unfolded = use_state(|| [false; MAX_KERNELS]);
+    let ontoggle = |place: usize| {
+        let unfolded = unfolded.clone();
+        Callback::from(move |e: Event| {
+            let details: web_sys::Element = e.target_unchecked_into();
+            if details.has_attribute("open") && !unfolded[place] {
+                let mut next = *unfolded;
+                next[place] = true;
+                unfolded.set(next);
+            }
+        })
+    };
     let apply = |p: &'static Param| {
         let (d, s) = (d.clone(), s.clone());
         Callback::from(move |text: String| match params::edit(&s, p, &text) {
@@ -112,6 +135,8 @@ pub fn ScenarioPanel() -> Html {
                 next.kernel = k;
                 d.dispatch(Action::Apply(next));
             }),
+            unfolded[0],
+            ontoggle(0),
         )
     };
     // One select for each kernel compared with the first, and one more
@@ -149,6 +174,8 @@ pub fn ScenarioPanel() -> Html {
                     Callback::from(move |k: Kernel| {
                         d.dispatch(Action::CompareWith(place, Some(k)))
                     }),
+                    unfolded[place + 1],
+                    ontoggle(place + 1),
                 )
             });
             html! {
