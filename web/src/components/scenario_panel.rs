@@ -40,10 +40,10 @@ fn select(
 /// changes and where it comes from; `suffix` tells a compared kernel's
 /// test ids (`b-`, `c-`) apart, and `onchange` gets the kernel with a
 /// patch toggled. The toggles fold away under their count, since the
-/// descriptions are long, and their rows are made once `unfolded` (the
-/// list was opened; `ontoggle` hears it open): 86 elements a kernel, 258
-/// of the 970 on the default view's first paint, which nobody sees until
-/// they open the list.
+/// descriptions are long, and their rows are made once `unfolded` (a
+/// kernel's list was opened; `ontoggle` hears it open): 86 elements a
+/// kernel, 258 of the 970 on the default view's first paint, which nobody
+/// sees until they open a list.
 fn patch_toggles(
     k: &Kernel,
     suffix: &str,
@@ -69,13 +69,18 @@ fn patch_toggles(
             </div>
         }
     });
+    // The side's test id suffix: none for the first kernel, `-b`, `-c`.
+    let side = suffix
+        .strip_suffix('-')
+        .map(|c| format!("-{c}"))
+        .unwrap_or_default();
     html! {
         <>
-            <p class="kernel-desc" data-testid={format!("variant-desc{}", suffix.trim_end_matches('-').chars().next().map(|c| format!("-{c}")).unwrap_or_default())}>
+            <p class="kernel-desc" data-testid={format!("variant-desc{side}")}>
                 { describe::variant(k.variant) }
             </p>
             // The browser opens and closes it; the rows are made once it opened.
-            <details class="patches" data-testid={format!("patches{}", suffix.trim_end_matches('-').chars().next().map(|c| format!("-{c}")).unwrap_or_default())} {ontoggle}>
+            <details class="patches" data-testid={format!("patches{side}")} {ontoggle}>
                 <summary>{ format!("patches of {} ({on} on)", k.label()) }</summary>
                 if unfolded { { for toggles } }
             </details>
@@ -103,16 +108,15 @@ pub fn ScenarioPanel() -> Html {
     let d = use_handles().dispatch;
     let setup = use_setup();
     let s = setup.scenario.clone();
-    // Each kernel's patch list, by place, once opened.
-    let unfolded = use_state(|| [false; MAX_KERNELS]);
-    let ontoggle = |place: usize| {
+    // Whether a patch list was opened: from then on every kernel's has
+    // its rows.
+    let unfolded = use_state(|| false);
+    let ontoggle = {
         let unfolded = unfolded.clone();
         Callback::from(move |e: Event| {
             let details: web_sys::Element = e.target_unchecked_into();
-            if details.has_attribute("open") && !unfolded[place] {
-                let mut next = *unfolded;
-                next[place] = true;
-                unfolded.set(next);
+            if details.has_attribute("open") {
+                unfolded.set(true);
             }
         })
     };
@@ -135,8 +139,8 @@ pub fn ScenarioPanel() -> Html {
                 next.kernel = k;
                 d.dispatch(Action::Apply(next));
             }),
-            unfolded[0],
-            ontoggle(0),
+            *unfolded,
+            ontoggle.clone(),
         )
     };
     // One select for each kernel compared with the first, and one more
@@ -174,8 +178,8 @@ pub fn ScenarioPanel() -> Html {
                     Callback::from(move |k: Kernel| {
                         d.dispatch(Action::CompareWith(place, Some(k)))
                     }),
-                    unfolded[place + 1],
-                    ontoggle(place + 1),
+                    *unfolded,
+                    ontoggle.clone(),
                 )
             });
             html! {
