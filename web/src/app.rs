@@ -222,7 +222,7 @@ fn Frame() -> Html {
                     if panels.plots && !presenter { <HeldOutOfSight><Plots /></HeldOutOfSight> }
                     if presenter {
                     } else if compared_n == 0 {
-                        <HeldOutOfSight class="lower">
+                        <HeldOutOfSight class="lower" after_first_build=true>
                             if panels.log { <EventLog side={Side::A} /> }
                             if panels.xarray { <XarrayView side={Side::A} /> }
                         </HeldOutOfSight>
@@ -230,12 +230,12 @@ fn Frame() -> Html {
                         // Each kernel's log, then each kernel's xarray,
                         // side by side under one cursor.
                         if panels.log {
-                            <HeldOutOfSight class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} testid="logs">
+                            <HeldOutOfSight class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} testid="logs" after_first_build=true>
                                 { for sides(compared_n).map(|side| html! { <EventLog {side} /> }) }
                             </HeldOutOfSight>
                         }
                         if panels.xarray {
-                            <HeldOutOfSight class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} testid="xarrays">
+                            <HeldOutOfSight class={classes!("lower", "sides", format!("sides-{}", compared_n + 1))} testid="xarrays" after_first_build=true>
                                 { for sides(compared_n).map(|side| html! { <XarrayView {side} /> }) }
                             </HeldOutOfSight>
                         }

@@ -39,6 +39,14 @@ pub struct Props {
     /// the step; everything above it is the same at every step.
     #[prop_or_default]
     pub live: Option<&'static str>,
+    /// Whether the block draws nothing until it first shows a built view:
+    /// for the panels at the foot of the page, whose drawing of the view
+    /// being built (346 of the 715 elements of the default view's first
+    /// paint, at 1400×900 all below the fold) would cost the first paint
+    /// for panels that say nothing yet. Once drawn, a block keeps its
+    /// place through later builds.
+    #[prop_or_default]
+    pub after_first_build: bool,
     pub children: Html,
 }
 
@@ -74,15 +82,22 @@ pub fn HeldOutOfSight(props: &Props) -> Html {
         *shown.borrow_mut() = (setup.clone(), moment.clone());
     }
     let (shown_setup, shown_moment) = shown.borrow().clone();
+    let drawn_built = use_mut_ref(|| false);
+    if shown_setup.built.is_some() {
+        *drawn_built.borrow_mut() = true;
+    }
+    let blank = props.after_first_build && !*drawn_built.borrow();
     // For tests and curious readers: the block shows another step.
     let held = shown_moment != moment || shown_setup.built != setup.built;
     html! {
         <div ref={node} class={classes!("held", props.class.clone())} data-testid={props.testid.clone()} data-held={held.then_some("1")}>
-            <ContextProvider<Setup> context={shown_setup}>
-                <ContextProvider<Moment> context={shown_moment}>
-                    { props.children.clone() }
-                </ContextProvider<Moment>>
-            </ContextProvider<Setup>>
+            if !blank {
+                <ContextProvider<Setup> context={shown_setup}>
+                    <ContextProvider<Moment> context={shown_moment}>
+                        { props.children.clone() }
+                    </ContextProvider<Moment>>
+                </ContextProvider<Setup>>
+            }
         </div>
     }
 }
