@@ -64,13 +64,16 @@ export async function run({ newPage, expect, log }) {
   try {
     await atStart(page, 16);
     // Every frame of play, sampled in the page: the time, the step and
-    // what the controls say, until 1.5 s after they first told a speed.
-    // Each speed told is of the span of play that ended at the frame it
-    // first showed, so it is held to the speed over the second before
-    // that frame, not a later second's: on the CI machine a speed told
-    // (29000/s) was once held to the second after its own, when play had
-    // slowed to 10190/s. Play sets the step and the text at the same
-    // frame (web/src/hooks/use_play.rs).
+    // what the controls say, until 3.5 s after they first told a speed.
+    // Frames here come 200 to 900 ms apart, each playing up to 6554
+    // accesses, and the step a sample reads can be a frame behind: over
+    // one second a frame more or less is half the speed or double. So the
+    // speeds told, each weighted by the time it stood, are held to the
+    // speed play reached over the same seconds and the one before (a
+    // speed told is of the second before it): a single speed told held to
+    // the second before it failed on the CI machine with 29000/s told
+    // against 10190/s, and in a clean-clone run here with 20000/s against
+    // 5530/s.
     const samples = await page.evaluate(async () => {
       const scrubber = document.querySelector('[data-testid="scrubber"]');
       const told = document.querySelector('[data-testid="reached"]');
@@ -83,27 +86,36 @@ export async function run({ newPage, expect, log }) {
           const now = performance.now();
           out.push([now, Number(scrubber.value), told.hidden ? '' : told.textContent.trim()]);
           if (first === null && out[out.length - 1][2]) first = now;
-          if ((first !== null && now - first >= 1500) || now - t0 > 15000) res(); else requestAnimationFrame(frame);
+          if ((first !== null && now - first >= 3500) || now - t0 > 20000) res(); else requestAnimationFrame(frame);
         };
         requestAnimationFrame(frame);
       });
       return out;
     });
-    // The frames at which a speed was first told, or another speed.
-    const tellings = samples.filter(([, , text], i) => text && (i === 0 || samples[i - 1][2] !== text));
-    expect(tellings.length > 0, `a speed reached is told (after ${samples.length} frames)`);
-    for (const [tTold, stepTold, text] of tellings) {
-      const m = /^reaching (\d+)\/s$/.exec(text);
-      expect(m !== null, `the speed reached is told as "reaching N/s" (told "${text}")`);
-      if (m === null) continue;
-      const toldSpeed = Number(m[1]);
-      // The frame a second or more before the one that showed it.
-      const [tBefore, stepBefore] = samples.filter(([t]) => t <= tTold - 1000).pop() || samples[0];
-      const real = ((stepTold - stepBefore) * 1000) / (tTold - tBefore);
-      expect(toldSpeed < 0.9 * 2 ** 16, `the speed told (${toldSpeed}/s) is short of 2^16 accesses/s`);
-      expect(toldSpeed > real / 2 && toldSpeed < real * 2,
-        `the speed told (${toldSpeed}/s) is the speed play reached (${real.toFixed(0)}/s over the ${(tTold - tBefore).toFixed(0)} ms before it was told)`);
-      log(`told ${toldSpeed}/s; reached ${real.toFixed(0)}/s over the ${(tTold - tBefore).toFixed(0)} ms before`);
+    const firstTold = samples.findIndex(([, , text]) => text);
+    expect(firstTold >= 0, `a speed reached is told (after ${samples.length} frames)`);
+    if (firstTold >= 0) {
+      let weighted = 0;
+      const speeds = [];
+      for (let i = firstTold; i < samples.length - 1; i++) {
+        const m = /^reaching (\d+)\/s$/.exec(samples[i][2]);
+        expect(m !== null, `while short, the speed reached is told as "reaching N/s" (told "${samples[i][2]}")`);
+        if (m === null) continue;
+        const speed = Number(m[1]);
+        if (speeds[speeds.length - 1] !== speed) speeds.push(speed);
+        expect(speed < 0.9 * 2 ** 16, `the speed told (${speed}/s) is short of 2^16 accesses/s`);
+        weighted += speed * (samples[i + 1][0] - samples[i][0]);
+      }
+      const [tFirst] = samples[firstTold];
+      const [tEnd, stepEnd] = samples[samples.length - 1];
+      const told = weighted / (tEnd - tFirst);
+      // From the frame a second or more before the first speed told.
+      const [tStart, stepStart] = samples.filter(([t]) => t <= tFirst - 1000).pop() || samples[0];
+      const real = ((stepEnd - stepStart) * 1000) / (tEnd - tStart);
+      const over = `${((tEnd - tStart) / 1000).toFixed(1)} s, ${samples.length} frames`;
+      expect(told > real / 2 && told < real * 2,
+        `the speeds told (${speeds.join(', ')}/s, ${told.toFixed(0)}/s weighted by time) are the speed play reached (${real.toFixed(0)}/s over ${over})`);
+      log(`told ${speeds.join(', ')}/s, ${told.toFixed(0)}/s weighted by time; reached ${real.toFixed(0)}/s over ${over}`);
     }
     await page.click('[data-testid="play"]');
     await page.waitForFunction(() => document.querySelector('[data-testid="reached"]').hidden, null,
