@@ -139,11 +139,13 @@ async fn build(
                 of: lockstep.len(),
             }));
             if first {
-                // Then the first paint: a frame for it, and the one it is
-                // painted in.
+                // Then the first paint: the frame it is painted in, and a
+                // task, which runs once that frame is painted. Waiting for
+                // the frame after it instead could leave the main thread
+                // idle until then.
                 first = false;
                 next_frame().await;
-                next_frame().await;
+                next_task().await;
             } else {
                 // A task's break rather than a frame's: the browser paints
                 // the progress when a frame is due, and the build goes on
