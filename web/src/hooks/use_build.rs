@@ -139,13 +139,16 @@ async fn build(
                 of: lockstep.len(),
             }));
             if first {
-                // Then the first paint: the frame it is painted in, and a
-                // task, which runs once that frame is painted. Waiting for
-                // the frame after it instead could leave the main thread
-                // idle until then.
+                // Then the first paint: a frame for it, and the one it is
+                // painted in. Going on in a task right after the paint
+                // instead made the default view's build take longer (its
+                // script median 392 against 319 ms, ready 696 against 618
+                // ms, 10 loads each alternated on 2026-12-05), presumably
+                // as the build then ran longer before the browser had
+                // optimised the model's code (not traced).
                 first = false;
                 next_frame().await;
-                next_task().await;
+                next_frame().await;
             } else {
                 // A task's break rather than a frame's: the browser paints
                 // the progress when a frame is due, and the build goes on
