@@ -115,7 +115,8 @@ pub fn ScenarioPanel() -> Html {
         let unfolded = unfolded.clone();
         Callback::from(move |e: Event| {
             let details: web_sys::Element = e.target_unchecked_into();
-            if details.has_attribute("open") {
+            // A state set, even to the same value, draws the panel again.
+            if !*unfolded && details.has_attribute("open") {
                 unfolded.set(true);
             }
         })
