@@ -377,6 +377,70 @@ impl EventKind {
     }
 }
 
+/// A set of [`EventKind`]s, one bit each, iterated in declaration order
+/// (the order of [`EventKind::ALL`], which is also their `Ord`). A bit
+/// set rather than a `BTreeSet`: the app's wasm carried a whole B-tree
+/// instantiation, with its sort, for a set of at most 11 kinds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KindSet(u16);
+
+impl KindSet {
+    pub const fn new() -> Self {
+        KindSet(0)
+    }
+
+    const fn bit(k: EventKind) -> u16 {
+        1 << k as u16
+    }
+
+    pub const fn contains(&self, k: EventKind) -> bool {
+        self.0 & Self::bit(k) != 0
+    }
+
+    /// Adds `k`; whether it was new.
+    pub fn insert(&mut self, k: EventKind) -> bool {
+        let new = !self.contains(k);
+        self.0 |= Self::bit(k);
+        new
+    }
+
+    /// Takes `k` out; whether it was there.
+    pub fn remove(&mut self, k: EventKind) -> bool {
+        let had = self.contains(k);
+        self.0 &= !Self::bit(k);
+        had
+    }
+
+    pub const fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// The kinds in the set, in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = EventKind> + '_ {
+        EventKind::ALL.into_iter().filter(|&k| self.contains(k))
+    }
+}
+
+impl FromIterator<EventKind> for KindSet {
+    fn from_iter<I: IntoIterator<Item = EventKind>>(iter: I) -> Self {
+        let mut s = KindSet::new();
+        for k in iter {
+            s.insert(k);
+        }
+        s
+    }
+}
+
+impl<const N: usize> From<[EventKind; N]> for KindSet {
+    fn from(kinds: [EventKind; N]) -> Self {
+        kinds.into_iter().collect()
+    }
+}
+
 /// Where events go.
 pub trait EventSink {
     fn emit(&mut self, event: Event);
@@ -403,5 +467,30 @@ impl EventSink for Vec<Event> {
     #[inline]
     fn emit(&mut self, event: Event) {
         self.push(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kind_set_holds_each_kind_once_and_lists_them_in_declaration_order() {
+        let mut s = KindSet::new();
+        assert!(s.is_empty());
+        for k in EventKind::ALL.into_iter().rev() {
+            assert!(s.insert(k), "{k:?} was new");
+            assert!(!s.insert(k), "{k:?} is there once");
+        }
+        assert_eq!(s.len(), EventKind::ALL.len());
+        assert_eq!(s.iter().collect::<Vec<_>>(), EventKind::ALL);
+        // Declaration order is also the kinds' `Ord`, which links list
+        // them in.
+        assert!(EventKind::ALL.windows(2).all(|w| w[0] < w[1]));
+        assert!(s.remove(EventKind::Map));
+        assert!(!s.remove(EventKind::Map));
+        assert!(!s.contains(EventKind::Map) && s.contains(EventKind::Io));
+        let two = KindSet::from([EventKind::Io, EventKind::Fault]);
+        assert_eq!(two.iter().collect::<Vec<_>>(), [EventKind::Fault, EventKind::Io]);
     }
 }

@@ -152,8 +152,8 @@ pub use changed::ChangedPages;
 pub use config::{Arch, Config, ConfigError, Geometry, Madvise, PageSize, Scenario, MAX_FILE_SIZE};
 pub use counters::Counters;
 pub use event::{
-    CopySource, Event, EventKind, EventSink, FaultOutcome, KFunc, MissCause, NoEvents, NoRaReason,
-    RaWindow, ReadErrno,
+    CopySource, Event, EventKind, EventSink, FaultOutcome, KFunc, KindSet, MissCause, NoEvents,
+    NoRaReason, RaWindow, ReadErrno,
 };
 pub use event_log::EventLog;
 pub use fault::MMAP_LOTSAMISS;

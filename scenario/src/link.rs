@@ -32,9 +32,7 @@
 //! range is left at its default and reported in [`Parsed::ignored`], so
 //! that the app can name it in a banner.
 
-use std::collections::BTreeSet;
-
-use folioscope_core::{EventKind, Kernel, Mark};
+use folioscope_core::{EventKind, Kernel, KindSet, Mark};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use crate::params::{by_field, by_key, Param, PARAMS};
@@ -84,7 +82,7 @@ impl Default for Panels {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct LogFilter {
     /// Event kinds left out.
-    pub hidden: BTreeSet<EventKind>,
+    pub hidden: KindSet,
     /// Text a line must hold (any case); empty for every line.
     pub text: String,
 }
@@ -556,7 +554,7 @@ pub fn parse_link_over(text: &str, base: Option<&View>) -> Parsed {
         }
     }
     if let Some(v) = get("log_hide") {
-        let kinds: Result<BTreeSet<EventKind>, String> = v
+        let kinds: Result<KindSet, String> = v
             .split(',')
             .filter(|n| !n.is_empty())
             .map(|name| {

@@ -6,10 +6,9 @@
 //! slices on purpose: each context costs the bundle its own code.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use folioscope_core::{EventKind, Kernel, Mark};
+use folioscope_core::{Kernel, KindSet, Mark};
 use folioscope_scenario::link::{Mode, Panels};
 use folioscope_scenario::story::{seed_story_len, Stop, Story};
 use folioscope_scenario::Scenario;
@@ -67,7 +66,7 @@ pub struct Zoom {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ui {
     pub mark: Mark,
-    pub hidden_kinds: BTreeSet<EventKind>,
+    pub hidden_kinds: KindSet,
     pub log_text: String,
     pub panels: Panels,
     pub mode: Mode,
@@ -164,7 +163,7 @@ impl State {
     pub fn ui(&self) -> Ui {
         Ui {
             mark: self.mark,
-            hidden_kinds: self.hidden_kinds.clone(),
+            hidden_kinds: self.hidden_kinds,
             log_text: self.log_text.clone(),
             panels: self.panels,
             mode: self.mode,

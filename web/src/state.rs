@@ -6,11 +6,10 @@
 //! [`Action::Built`]; simulations stand outside it too (`seekers.rs`),
 //! moved to the state's step by the components that draw them.
 
-use std::collections::BTreeSet;
 use std::ops::Deref;
 use std::rc::Rc;
 
-use folioscope_core::{Event, EventKind, Kernel, Mark, Timeline};
+use folioscope_core::{Event, EventKind, Kernel, KindSet, Mark, Timeline};
 use folioscope_scenario::link::{Ignored, LogFilter, Mode, Panels, View, MAX_KERNELS};
 use folioscope_scenario::params::label_of;
 use folioscope_scenario::story::{check_caption, seed_story_len, Stop, Story, MAX_STOPS};
@@ -207,7 +206,7 @@ pub struct State {
     /// What "next" jumps to.
     pub mark: Mark,
     /// Event kinds the log hides, and the text it must contain.
-    pub hidden_kinds: BTreeSet<EventKind>,
+    pub hidden_kinds: KindSet,
     pub log_text: String,
     pub panels: Panels,
     /// Full, embedded or presenter framing.
@@ -343,7 +342,7 @@ impl State {
         s.preset = view.preset.clone();
         s.zoom = view.zoom.unwrap_or((0, s.pages()));
         s.panels = view.panels;
-        s.hidden_kinds = view.log.hidden.clone();
+        s.hidden_kinds = view.log.hidden;
         s.log_text = view.log.text.clone();
         s.mark = view.mark;
         s.mode = view.mode;
@@ -385,7 +384,7 @@ impl State {
             banner: None,
             help: false,
             mark: Mark::MajorFault,
-            hidden_kinds: BTreeSet::new(),
+            hidden_kinds: KindSet::new(),
             log_text: String::new(),
             panels: Panels::default(),
             mode: Mode::Full,
@@ -420,7 +419,7 @@ impl State {
             zoom: (self.zoom != (0, self.pages())).then_some(self.zoom),
             panels: self.panels,
             log: LogFilter {
-                hidden: self.hidden_kinds.clone(),
+                hidden: self.hidden_kinds,
                 text: self.log_text.clone(),
             },
             mark: self.mark,
@@ -795,7 +794,7 @@ impl Reducible for State {
             }
             Action::ToggleKind(k) => {
                 let mut s = s;
-                if !s.hidden_kinds.remove(&k) {
+                if !s.hidden_kinds.remove(k) {
                     s.hidden_kinds.insert(k);
                 }
                 s

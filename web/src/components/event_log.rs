@@ -83,7 +83,7 @@ pub fn EventLog(props: &LogProps) -> Html {
     };
     let pick = |lines: &mut dyn Iterator<Item = LogLine>| -> Vec<(LogLine, Option<String>)> {
         lines
-            .filter(|l| !ui.hidden_kinds.contains(&l.event.kind()))
+            .filter(|l| !ui.hidden_kinds.contains(l.event.kind()))
             .filter_map(|l| {
                 if text.is_empty() {
                     return Some((l, None));
@@ -220,7 +220,7 @@ pub fn EventLog(props: &LogProps) -> Html {
     let kinds = EventKind::ALL.iter().map(|k| {
         let d = d.clone();
         let k = *k;
-        let on = !ui.hidden_kinds.contains(&k);
+        let on = !ui.hidden_kinds.contains(k);
         html! {
             <label class="kind">
                 <input type="checkbox" checked={on} data-testid={format!("kind-{}", k.name())}
