@@ -491,6 +491,9 @@ mod tests {
         assert!(!s.remove(EventKind::Map));
         assert!(!s.contains(EventKind::Map) && s.contains(EventKind::Io));
         let two = KindSet::from([EventKind::Io, EventKind::Fault]);
-        assert_eq!(two.iter().collect::<Vec<_>>(), [EventKind::Fault, EventKind::Io]);
+        assert_eq!(
+            two.iter().collect::<Vec<_>>(),
+            [EventKind::Fault, EventKind::Io]
+        );
     }
 }

@@ -6,7 +6,6 @@
 //! kept for the page's life.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use folioscope_scenario::compare::TableRun;
 use folioscope_scenario::seeds::{row, rows, Seed};
@@ -22,8 +21,9 @@ const SLICE: u64 = 2048;
 const FRAME_WORK_MS: f64 = 10.0;
 
 thread_local! {
-    /// Each seed's table, once made.
-    static TABLES: RefCell<BTreeMap<Seed, Result<String, String>>> = const { RefCell::new(BTreeMap::new()) };
+    /// Each seed's table, once made (a list: there are three seeds, and a
+    /// map's code in the wasm costs more than the search).
+    static TABLES: RefCell<Vec<(Seed, Result<String, String>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Where the making of a table stands.
@@ -43,7 +43,12 @@ pub fn SeedTable() -> Html {
     let Some(seed) = seed else {
         return html! {};
     };
-    let kept = TABLES.with(|t| t.borrow().get(&seed).cloned());
+    let kept = TABLES.with(|t| {
+        t.borrow()
+            .iter()
+            .find(|(s, _)| *s == seed)
+            .map(|(_, table)| table.clone())
+    });
     let state = match (&*making, kept) {
         (_, Some(done)) => Making::Done(done),
         (Making::Done(_), None) => Making::Idle,
@@ -61,7 +66,11 @@ pub fn SeedTable() -> Html {
             making.set(Making::Running(0, cells, 0.0));
             wasm_bindgen_futures::spawn_local(async move {
                 let done = make(seed, &making).await;
-                TABLES.with(|t| t.borrow_mut().insert(seed, done.clone()));
+                TABLES.with(|t| {
+                    let mut t = t.borrow_mut();
+                    t.retain(|(s, _)| *s != seed);
+                    t.push((seed, done.clone()));
+                });
                 making.set(Making::Done(done));
             });
         })
