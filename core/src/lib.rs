@@ -134,6 +134,7 @@ mod mapping;
 mod memory;
 mod mmap;
 mod page_cache;
+mod page_map;
 mod pattern;
 mod picture;
 mod readahead;

@@ -25,13 +25,12 @@
 //! This is no kernel file: it is the reader's side of the events the
 //! kernel functions of the other modules emit.
 
-use std::collections::BTreeMap;
-
 use crate::counters::Counters;
 use crate::event::{CopySource, Event};
 use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
 use crate::mapping::Pmd;
+use crate::page_map::PageMap;
 use crate::readahead::FileRaState;
 use crate::view::{covering_of, Bin, Binner, Covering, Span};
 
@@ -83,12 +82,12 @@ pub struct Picture<'m> {
     /// Entries the access added, changed or removed (folios, shadows), by
     /// first index. No entry lies inside another's range, and an entry of
     /// the machine the access changed is covered by these entirely.
-    entries: BTreeMap<u64, Changed>,
+    entries: PageMap<Changed>,
     /// Pages whose PTE the access set or cleared.
-    ptes: BTreeMap<u64, bool>,
+    ptes: PageMap<bool>,
     /// PMDs (by the file page of their first page) the access mapped or
     /// unmapped.
-    pmds: BTreeMap<u64, bool>,
+    pmds: PageMap<bool>,
 }
 
 impl<'m> Picture<'m> {
@@ -104,9 +103,9 @@ impl<'m> Picture<'m> {
             binner,
             ra: m.ra,
             figures: Figures::of(&m.counters),
-            entries: BTreeMap::new(),
-            ptes: BTreeMap::new(),
-            pmds: BTreeMap::new(),
+            entries: PageMap::default(),
+            ptes: PageMap::default(),
+            pmds: PageMap::default(),
         }
     }
 
@@ -229,7 +228,7 @@ impl<'m> Picture<'m> {
     /// the picture's own, else the machine's (which the access left as it
     /// was, since a changed one is covered by the picture's entirely).
     fn entry_at(&self, index: u64) -> (u64, u8, Covering) {
-        if let Some((&k, &(order, c))) = self.entries.range(..=index).next_back() {
+        if let Some((k, (order, c))) = self.entries.at_or_below(index) {
             if index < k + (1u64 << order) {
                 return (k, order, c);
             }
@@ -280,14 +279,7 @@ impl<'m> Picture<'m> {
             }
             i = end.max(i + 1);
         }
-        let inside: Vec<u64> = self
-            .entries
-            .range(f.index + 1..f.next_index())
-            .map(|(&k, _)| k)
-            .collect();
-        for k in inside {
-            self.entries.remove(&k);
-        }
+        self.entries.remove_range(f.index + 1, f.next_index());
         self.entries.insert(f.index, (f.order, Covering::Folio(f)));
         self.count(&f, true);
     }
@@ -324,8 +316,8 @@ impl<'m> Picture<'m> {
     }
 
     fn pte_mapped(&self, page: u64) -> bool {
-        match self.ptes.get(&page) {
-            Some(&m) => m,
+        match self.ptes.get(page) {
+            Some(m) => m,
             None => self.in_mapping(page) && self.base.mm.pte_mapped(page),
         }
     }
@@ -337,8 +329,8 @@ impl<'m> Picture<'m> {
     }
 
     fn pmd_mapped(&self, head: u64) -> bool {
-        match self.pmds.get(&head) {
-            Some(&m) => m,
+        match self.pmds.get(head) {
+            Some(m) => m,
             None => self.in_mapping(head) && self.base.mm.pmd_of(head) == Pmd::Huge,
         }
     }
