@@ -158,7 +158,7 @@ fn ratios_text(paid: &[&Term]) -> String {
         .iter()
         .map(|t| (t.other / t.baseline, t.name))
         .collect();
-    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    crate::sort::sort_by_u64_key(&mut sorted, |a| crate::sort::f64_order_key(a.0));
     let mut groups: Vec<(f64, Vec<&str>)> = Vec::new();
     for (r, name) in sorted {
         match groups.last_mut() {

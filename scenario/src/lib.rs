@@ -26,7 +26,8 @@
 //!   the model's figures for them next to the published ones, with seed
 //!   003's [`exec_cost`] model and seed 004's [`shmem_cost`] model (and
 //!   the [`nnls`] fit under it), each fitted on the baseline column only;
-//!   [`whatif`]: a recorded program on every kernel variant.
+//!   [`whatif`]: a recorded program on every kernel variant;
+//! - [`sort`]: stable sorting by an integer key, one sort for them all.
 
 pub mod base64url;
 pub mod compare;
@@ -42,6 +43,7 @@ pub mod recording;
 pub mod report;
 pub mod seeds;
 pub mod shmem_cost;
+pub mod sort;
 pub mod story;
 pub mod text;
 pub mod trace_line;

@@ -614,7 +614,7 @@ fn parse_story(
             }
         }
     }
-    own.sort_by_key(|(n, _)| *n);
+    crate::sort::sort_by_u64_key(&mut own, |(n, _)| *n as u64);
     let seed = pairs.iter().find(|(k, _)| k == "story").map(|(_, v)| v);
     let count = match seed.map(String::as_str) {
         Some("seed") if !own.is_empty() => {

@@ -385,7 +385,7 @@ pub fn parse_kernel_label(label: &str) -> Result<Kernel, String> {
         .into_iter()
         .filter(|v| label.starts_with(v.name()))
         .collect();
-    variants.sort_by_key(|v| std::cmp::Reverse(v.name().len()));
+    crate::sort::sort_by_u64_key(&mut variants, |v| u64::MAX - v.name().len() as u64);
     if variants.is_empty() {
         return Err(format!("'{label}' does not start with a known kernel"));
     }
@@ -415,7 +415,7 @@ fn label_toggles(rest: &str, kernel: &mut Kernel) -> bool {
     let mut candidates: Vec<(&str, Patch)> = patch_spellings()
         .filter(|(name, _)| after.starts_with(name))
         .collect();
-    candidates.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+    crate::sort::sort_by_u64_key(&mut candidates, |(name, _)| u64::MAX - name.len() as u64);
     for (name, p) in candidates {
         let mut k = with_toggles(kernel, &[(p, on)]);
         if label_toggles(&after[name.len()..], &mut k) {

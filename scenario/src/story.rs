@@ -378,7 +378,7 @@ pub fn seed_story<F: Facts + ?Sized>(preset: &str, facts: &F) -> Option<Vec<Stop
     }
     // A story runs forwards: stops in the order of their steps (the end
     // last), those at one step in the order above.
-    stops.sort_by_key(|s| s.step.unwrap_or(u64::MAX));
+    crate::sort::sort_by_u64_key(&mut stops, |s| s.step.unwrap_or(u64::MAX));
     // Each stop shows the pages its kernels hold then, where they are a
     // small part of the file: on a whole file of 2 GiB the first
     // readahead is a pixel.

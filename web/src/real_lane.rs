@@ -78,7 +78,7 @@ pub fn differing(a: &[FolioRun], b: &[FolioRun], first: u64, end: u64) -> Vec<(u
     for &(s, e, _) in pa.iter().chain(&pb) {
         cuts.extend([s.clamp(first, end), e.clamp(first, end)]);
     }
-    cuts.sort_unstable();
+    folioscope_scenario::sort::sort_by_u64_key(&mut cuts, |&c| c);
     cuts.dedup();
     let state = |p: &[(u64, u64, u8)], k: &mut usize, page: u64| {
         while *k < p.len() && p[*k].1 <= page {

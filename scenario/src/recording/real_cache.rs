@@ -75,7 +75,9 @@ impl RealCache {
         // A folio added and deleted between the same two accesses was
         // never in the cache at a step.
         lives.retain(|l| l.from < l.to);
-        lives.sort_by_key(|l| (l.index, l.from));
+        // By index, and by start within an index: two stable passes.
+        crate::sort::sort_by_u64_key(&mut lives, |l| l.from);
+        crate::sort::sort_by_u64_key(&mut lives, |l| l.index);
         let max_pages = lives.iter().map(|l| 1u64 << l.order).max().unwrap_or(1);
         RealCache { lives, max_pages }
     }
