@@ -49,7 +49,7 @@ impl RealCache {
     pub fn of(rec: &Recording, file: u32) -> RealCache {
         // The open life at each index, as `real_cache_at`'s map holds it:
         // an add replaces what the index held, a delete ends it.
-        let mut open: std::collections::BTreeMap<u64, usize> = Default::default();
+        let mut open: std::collections::HashMap<u64, usize> = Default::default();
         let mut lives: Vec<FolioLife> = Vec::new();
         for (step, tp) in rec.numbered_events(file) {
             match tp {
