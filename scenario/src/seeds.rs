@@ -165,6 +165,11 @@ pub fn exec_random_trace(pages: u64) -> Pattern {
     Pattern::Trace(list)
 }
 
+/// The preset the web app shows at load: the first row of the first seed,
+/// a backward walk of a 2 GiB file under MADV_HUGEPAGE, with every kernel
+/// of its row.
+pub const DEFAULT_PRESET: &str = "seed000-rev-huge";
+
 thread_local! {
     /// The rows, made once: the app asks for a preset's row on every
     /// render (whether it has a seed story), and making them all is a few
@@ -187,7 +192,7 @@ fn make_rows() -> Vec<Row> {
     };
     rows.push(Row {
         seed: Seed::S000,
-        id: "seed000-rev-huge".into(),
+        id: DEFAULT_PRESET.into(),
         title: "backward walk of a 2 GiB file, MADV_HUGEPAGE".into(),
         scenario: base(Pattern::Rev, Madvise::Hugepage, 2 * GIB),
         measure: Measure::Whole,

@@ -50,10 +50,8 @@ use crate::seekers::SeekersHandle;
 use crate::state::{Action, Panel, State};
 use crate::url;
 
-/// The preset on screen at load: the first row of the first seed, a
-/// backward walk of a 2 GiB file under MADV_HUGEPAGE, with every kernel
-/// of its row.
-pub const DEFAULT_PRESET: &str = "seed000-rev-huge";
+/// The preset on screen at load (defined with the seeds' rows).
+pub use folioscope_scenario::seeds::DEFAULT_PRESET;
 
 /// The default preset's view: its scenario and every kernel of its row.
 pub fn default_view() -> View {

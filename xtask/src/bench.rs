@@ -8,6 +8,12 @@
 //!   1.5×). Node stands for the browser here: on 2026-12-05 headless
 //!   Chromium 148 (V8 14.8) ran the same wasm walk in 123-129 ms, and
 //!   Node 20 (V8 11.3) in 123-141 ms, four runs each, alternated;
+//! - the web app's first build of its default view (its three kernels in
+//!   lockstep, `scenario/examples/first_build.rs`), native and in wasm the
+//!   same way: each process's first run (in wasm, what a page's first
+//!   load pays before the engine has optimised the model's code) and its
+//!   best of three, with no target of its own: it is the most of the
+//!   first render that the model takes;
 //! - with `--real` (as root), the running kernel doing the same walk on a
 //!   2 GiB file that the bench makes, through `folioscope probe`, and the
 //!   model's speed-up over it (target: at least 500×);
@@ -122,16 +128,16 @@ pub fn bench(real: bool) -> Result<()> {
     ]))?;
 
     step("building the walk example, native and wasm32-wasip1");
-    let native_bin = build_walk(None)?;
-    let wasm_file = as_the_app_optimises(&build_walk(Some("wasm32-wasip1"))?)?;
+    let native_bin = build_example(WALK_EXAMPLE, None)?;
+    let wasm_file = as_the_app_optimises(&build_example(WALK_EXAMPLE, Some("wasm32-wasip1"))?)?;
 
     step(&format!(
         "the 2 GiB backward MADV_SEQUENTIAL walk, native and wasm, {ROUNDS} rounds alternating"
     ));
     let (mut native, mut wasm) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS {
-        let n = walk_native(&native_bin, &WALK)?;
-        let w = walk_wasm(&wasm_file, &WALK)?;
+        let n = run_native(&native_bin, &WALK)?;
+        let w = run_wasm(&wasm_file, &WALK)?;
         if field(&n, "major_faults")? != field(&w, "major_faults")? {
             bail!("native and wasm disagree: {n} vs {w}");
         }
@@ -158,6 +164,8 @@ pub fn bench(real: bool) -> Result<()> {
         format!("{ratio:.2}x (median of {ROUNDS} rounds; wasm {w:.1} ms)"),
         Some(ratio <= WASM_TARGET),
     ));
+
+    rows.extend(first_build_rows()?);
 
     if real {
         let (kernel, real_ms) = real_walk()?;
@@ -198,7 +206,7 @@ pub fn bench(real: bool) -> Result<()> {
         ("random1", "hugepage", "v7.4-rc2+desc-ra"),
     ] {
         let args = [pattern, madvise, "16", "1", "timeline", kernel];
-        let out = walk_native(&native_bin, &args)?;
+        let out = run_native(&native_bin, &args)?;
         let mb = field(&out, "peak_rss_kb")? / 1024.0;
         rows.push(Row::new(
             &format!("model: 16 GiB {pattern} {madvise} {kernel} + timeline, peak"),
@@ -217,9 +225,83 @@ pub fn bench(real: bool) -> Result<()> {
     Ok(())
 }
 
-/// Builds the walk example for `target` (the host when None) and returns
-/// the program to run.
-fn build_walk(target: Option<&str>) -> Result<std::path::PathBuf> {
+/// The default view's first build, native and in wasm over `ROUNDS`
+/// alternating rounds: the first run of each process (in wasm, what a
+/// page's first load pays, before the engine has optimised the model's
+/// code) and its best of three. No target: the first render's target is
+/// the e2e timing test's, and this is the most of it the model takes.
+fn first_build_rows() -> Result<Vec<Row>> {
+    step("building the first_build example, native and wasm32-wasip1");
+    let native_bin = build_example(FIRST_BUILD_EXAMPLE, None)?;
+    let wasm_file =
+        as_the_app_optimises(&build_example(FIRST_BUILD_EXAMPLE, Some("wasm32-wasip1"))?)?;
+    step(&format!(
+        "the default view's first build (its kernels in lockstep, as the app builds it), native and wasm, {ROUNDS} rounds alternating"
+    ));
+    let times =
+        |out: &str| -> Result<[f64; 2]> { Ok([field(out, "first_ms")?, field(out, "best_ms")?]) };
+    let (mut native, mut wasm) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let n = run_native(&native_bin, &["3"])?;
+        let w = run_wasm(&wasm_file, &["3"])?;
+        if field(&n, "major_faults")? != field(&w, "major_faults")? {
+            bail!("native and wasm disagree: {n} vs {w}");
+        }
+        let (n, w) = (times(&n)?, times(&w)?);
+        eprintln!(
+            "    round {}: native {:.1} ms (best {:.1}), wasm {:.1} ms (best {:.1})",
+            round + 1,
+            n[0],
+            n[1],
+            w[0],
+            w[1]
+        );
+        native.push(n);
+        wasm.push(w);
+    }
+    // [0]: the first run; [1]: the best of three.
+    let med = |v: &[[f64; 2]], k: usize| median(&v.iter().map(|t| t[k]).collect::<Vec<_>>());
+    let ratio = |k: usize| {
+        let r: Vec<f64> = wasm.iter().zip(&native).map(|(w, n)| w[k] / n[k]).collect();
+        median(&r)
+    };
+    Ok(vec![
+        Row::new(
+            "model: the default view's first build, native",
+            "-",
+            format!(
+                "{:.1} ms (first run; best of 3 {:.1} ms; medians of {ROUNDS})",
+                med(&native, 0),
+                med(&native, 1)
+            ),
+            None,
+        ),
+        Row::new(
+            "model: the same build in wasm, first run (a first load)",
+            "-",
+            format!("{:.1} ms, {:.2}x native", med(&wasm, 0), ratio(0)),
+            None,
+        ),
+        Row::new(
+            "model: the same build in wasm, best of 3 (optimised)",
+            "-",
+            format!("{:.1} ms, {:.2}x native", med(&wasm, 1), ratio(1)),
+            None,
+        ),
+    ])
+}
+
+/// The examples the bench times: the model's walk (core), and the
+/// app's first build of a view (scenario, which knows the presets).
+const WALK_EXAMPLE: (&str, &str) = ("folioscope-core", "walk");
+const FIRST_BUILD_EXAMPLE: (&str, &str) = ("folioscope-scenario", "first_build");
+
+/// Builds `example` (its package and name) for `target` (the host when
+/// None) and returns the program to run.
+fn build_example(
+    (package, example): (&str, &str),
+    target: Option<&str>,
+) -> Result<std::path::PathBuf> {
     if let Some(t) = target {
         let installed = output(Command::new("rustup").args(["target", "list", "--installed"]))
             .unwrap_or_default();
@@ -234,17 +316,17 @@ fn build_walk(target: Option<&str>) -> Result<std::path::PathBuf> {
         "--quiet",
         "--release",
         "-p",
-        "folioscope-core",
+        package,
         "--example",
-        "walk",
+        example,
     ]);
     if let Some(t) = target {
         cmd.args(["--target", t]);
     }
     run(&mut cmd)?;
     Ok(match target {
-        Some(t) => root().join(format!("target/{t}/release/examples/walk.wasm")),
-        None => root().join("target/release/examples/walk"),
+        Some(t) => root().join(format!("target/{t}/release/examples/{example}.wasm")),
+        None => root().join(format!("target/release/examples/{example}")),
     })
 }
 
@@ -258,7 +340,11 @@ fn as_the_app_optimises(wasm: &Path) -> Result<std::path::PathBuf> {
         return Ok(wasm.to_path_buf());
     };
     crate::tools::ensure_npm_tools()?;
-    let out = wasm.with_file_name("walk-as-the-app.wasm");
+    let stem = wasm
+        .file_stem()
+        .context("a wasm file has a name")?
+        .to_string_lossy();
+    let out = wasm.with_file_name(format!("{stem}-as-the-app.wasm"));
     step(&format!(
         "wasm-opt {} on the walk, as on the app's wasm",
         args.join(" ")
@@ -308,18 +394,18 @@ fn attribute(tag: &str, name: &str) -> Option<String> {
     Some(tag[start..start + len].to_string())
 }
 
-fn walk_native(bin: &Path, args: &[&str]) -> Result<String> {
+fn run_native(bin: &Path, args: &[&str]) -> Result<String> {
     captured(Command::new(bin).args(args))
         .with_context(|| format!("running {} {}", bin.display(), args.join(" ")))
 }
 
-fn walk_wasm(file: &Path, args: &[&str]) -> Result<String> {
+fn run_wasm(file: &Path, args: &[&str]) -> Result<String> {
     let mut node = tool("node");
     node.arg("--no-warnings")
         .arg(root().join("xtask/wasi-run.mjs"))
         .arg(file)
         .args(args);
-    captured(&mut node).context("running the walk under Node's WASI")
+    captured(&mut node).with_context(|| format!("running {} under Node's WASI", file.display()))
 }
 
 /// The running kernel's walk: `folioscope probe` on a 2 GiB file made
