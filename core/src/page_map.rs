@@ -2,9 +2,11 @@
 //!
 //! [`crate::Picture`] keeps what one access changed (a few entries, or a
 //! few thousand for a large readahead or reclaim), mostly added in page
-//! order. A `BTreeMap` does that too, but its code is large for what it
-//! is, and the web app's wasm carries one copy of it per key and value
-//! type; a sorted `Vec` and a binary search are a few hundred bytes.
+//! order, where an insert is a push. One out of order moves the entries
+//! after it, which for one access's entries costs little. A `BTreeMap`
+//! would do too, but its code is large for what it is, and the web app's
+//! wasm carries one copy of it per key and value type; a sorted `Vec` and
+//! a binary search are a few hundred bytes.
 
 /// Values by page index, in index order.
 #[derive(Clone, Debug)]
