@@ -134,24 +134,12 @@ pub fn bench(real: bool) -> Result<()> {
     step(&format!(
         "the 2 GiB backward MADV_SEQUENTIAL walk, native and wasm, {ROUNDS} rounds alternating"
     ));
-    let (mut native, mut wasm) = (Vec::new(), Vec::new());
-    for round in 0..ROUNDS {
-        let n = run_native(&native_bin, &WALK)?;
-        let w = run_wasm(&wasm_file, &WALK)?;
-        if field(&n, "major_faults")? != field(&w, "major_faults")? {
-            bail!("native and wasm disagree: {n} vs {w}");
-        }
-        let (n, w) = (field(&n, "ms")?, field(&w, "ms")?);
-        eprintln!("    round {}: native {n:.1} ms, wasm {w:.1} ms", round + 1);
-        native.push(n);
-        wasm.push(w);
-    }
-    let (n, w) = (median(&native), median(&wasm));
-    // Each round's two processes ran back to back, under the same load:
-    // the median of the rounds' ratios moves less on a busy machine than
-    // the ratio of the medians.
-    let ratios: Vec<f64> = wasm.iter().zip(&native).map(|(w, n)| w / n).collect();
-    let ratio = median(&ratios);
+    let walks = Rounds::run(&native_bin, &wasm_file, &WALK, &["ms"])?;
+    let (n, w, ratio) = (
+        walks.median(NATIVE, 0),
+        walks.median(WASM, 0),
+        walks.ratio(0),
+    );
     rows.push(Row::new(
         "model: 2 GiB rev sequential walk, native",
         "-",
@@ -238,57 +226,102 @@ fn first_build_rows() -> Result<Vec<Row>> {
     step(&format!(
         "the default view's first build (its kernels in lockstep, as the app builds it), native and wasm, {ROUNDS} rounds alternating"
     ));
-    let times =
-        |out: &str| -> Result<[f64; 2]> { Ok([field(out, "first_ms")?, field(out, "best_ms")?]) };
-    let (mut native, mut wasm) = (Vec::new(), Vec::new());
-    for round in 0..ROUNDS {
-        let n = run_native(&native_bin, &["3"])?;
-        let w = run_wasm(&wasm_file, &["3"])?;
-        if field(&n, "major_faults")? != field(&w, "major_faults")? {
-            bail!("native and wasm disagree: {n} vs {w}");
-        }
-        let (n, w) = (times(&n)?, times(&w)?);
-        eprintln!(
-            "    round {}: native {:.1} ms (best {:.1}), wasm {:.1} ms (best {:.1})",
-            round + 1,
-            n[0],
-            n[1],
-            w[0],
-            w[1]
-        );
-        native.push(n);
-        wasm.push(w);
-    }
-    // [0]: the first run; [1]: the best of three.
-    let med = |v: &[[f64; 2]], k: usize| median(&v.iter().map(|t| t[k]).collect::<Vec<_>>());
-    let ratio = |k: usize| {
-        let r: Vec<f64> = wasm.iter().zip(&native).map(|(w, n)| w[k] / n[k]).collect();
-        median(&r)
-    };
+    // Figure 0: the first run; 1: the best of three.
+    let builds = Rounds::run(&native_bin, &wasm_file, &["3"], &["first_ms", "best_ms"])?;
     Ok(vec![
         Row::new(
             "model: the default view's first build, native",
             "-",
             format!(
                 "{:.1} ms (first run; best of 3 {:.1} ms; medians of {ROUNDS})",
-                med(&native, 0),
-                med(&native, 1)
+                builds.median(NATIVE, 0),
+                builds.median(NATIVE, 1)
             ),
             None,
         ),
         Row::new(
             "model: the same build in wasm, first run (a first load)",
             "-",
-            format!("{:.1} ms, {:.2}x native", med(&wasm, 0), ratio(0)),
+            format!(
+                "{:.1} ms, {:.2}x native",
+                builds.median(WASM, 0),
+                builds.ratio(0)
+            ),
             None,
         ),
         Row::new(
             "model: the same build in wasm, best of 3 (optimised)",
             "-",
-            format!("{:.1} ms, {:.2}x native", med(&wasm, 1), ratio(1)),
+            format!(
+                "{:.1} ms, {:.2}x native",
+                builds.median(WASM, 1),
+                builds.ratio(1)
+            ),
             None,
         ),
     ])
+}
+
+/// The two sides of a round.
+const NATIVE: usize = 0;
+const WASM: usize = 1;
+
+/// `ROUNDS` rounds of one program native then in wasm, back to back:
+/// each round's figures of each side, `[round][side][figure]`.
+struct Rounds(Vec<[Vec<f64>; 2]>);
+
+impl Rounds {
+    /// Runs the rounds with `args`, each side's `figures` read from its
+    /// JSON line, after checking that the two sides agree on the major
+    /// faults.
+    fn run(native_bin: &Path, wasm_file: &Path, args: &[&str], figures: &[&str]) -> Result<Rounds> {
+        let read =
+            |out: &str| -> Result<Vec<f64>> { figures.iter().map(|f| field(out, f)).collect() };
+        let mut rounds = Vec::new();
+        for round in 0..ROUNDS {
+            let n = run_native(native_bin, args)?;
+            let w = run_wasm(wasm_file, args)?;
+            if field(&n, "major_faults")? != field(&w, "major_faults")? {
+                bail!("native and wasm disagree: {n} vs {w}");
+            }
+            let (n, w) = (read(&n)?, read(&w)?);
+            let shown = |v: &[f64]| {
+                figures
+                    .iter()
+                    .zip(v)
+                    .map(|(f, x)| format!("{f} {x:.1}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            eprintln!(
+                "    round {}: native {}; wasm {}",
+                round + 1,
+                shown(&n),
+                shown(&w)
+            );
+            rounds.push([n, w]);
+        }
+        Ok(Rounds(rounds))
+    }
+
+    /// The median over the rounds of `side`'s figure `k`.
+    fn median(&self, side: usize, k: usize) -> f64 {
+        median(&self.0.iter().map(|r| r[side][k]).collect::<Vec<_>>())
+    }
+
+    /// The median over the rounds of wasm's figure `k` over native's. Each
+    /// round's two processes ran back to back, under the same load: the
+    /// median of the rounds' ratios moves less on a busy machine than the
+    /// ratio of the medians.
+    fn ratio(&self, k: usize) -> f64 {
+        median(
+            &self
+                .0
+                .iter()
+                .map(|r| r[WASM][k] / r[NATIVE][k])
+                .collect::<Vec<_>>(),
+        )
+    }
 }
 
 /// The examples the bench times: the model's walk (core), and the
