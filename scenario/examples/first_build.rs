@@ -40,14 +40,9 @@ fn main() {
         None => preset(DEFAULT_PRESET).expect("the default preset is a seed row"),
     };
     let cfgs = match view
-        .kernels()
-        .map(|k| {
-            folioscope_scenario::Scenario {
-                kernel: k.clone(),
-                ..view.scenario.clone()
-            }
-            .config()
-        })
+        .scenarios()
+        .iter()
+        .map(|s| s.config())
         .collect::<Result<Vec<_>, _>>()
     {
         Ok(c) => c,
