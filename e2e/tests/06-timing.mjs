@@ -9,7 +9,8 @@
 // median of five loads, each in a fresh browser context; beside it, the
 // time to its `folioscope-warm` mark (the work after the first render
 // done: a short run's checkpoints, the rehearsal of a jump). Each play
-// also gives the speed it reached against the speed shown. The
+// also gives the speed it reached against the speed shown, and each view
+// times jumps the 40 never make, far from both positions it keeps. The
 // figures are recorded in target/e2e/timing.json (the 16 GiB ones under
 // `16gib`, and its play at 1920×1080, where the ra panels are in sight,
 // under `16gib_1920`), not asserted: speed targets are checked by
@@ -159,6 +160,37 @@ async function playFigures(page, expect) {
   };
 }
 
+/// Jumps the 40 above never make, each far from where the view stands
+/// and from where it stood before (a seeker keeps those two positions,
+/// web/src/seekers.rs): back and forth between 1/10 and 9/10 of the run,
+/// and round 1/20, 1/2 and 19/20. Reported, not targets: the median and
+/// max of each set's last ten and nine jumps, once the positions are
+/// where the set puts them.
+async function farJumps(page) {
+  const sets = [[0.1, 0.9], [0.05, 0.5, 0.95]];
+  const { events } = await traced(page, async (sets) => {
+    const r = document.querySelector('[data-testid="scrubber"]');
+    const len = Number(r.max);
+    const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+    await frame();
+    for (const set of sets) {
+      for (let k = 0; k < 12; k++) {
+        console.timeStamp('jump');
+        r.value = String(Math.floor(set[k % set.length] * len));
+        r.dispatchEvent(new Event('input', { bubbles: true }));
+        await frame();
+      }
+    }
+    console.timeStamp('end');
+  }, undefined, sets);
+  const all = workBetweenMarks(events, 'jump');
+  const fig = (a) => ({ median: r1(q(a, 0.5)), max: r1(Math.max(...a)) });
+  return {
+    back_and_forth_ms: fig(all.slice(2, 12)),
+    far_jump_ms: fig(all.slice(15, 24)),
+  };
+}
+
 /// 40 jumps and two seconds of play on `page`, traced.
 async function measure(page, expect) {
   const hostLoop = await hostLoopMs(page);
@@ -209,6 +241,7 @@ async function measure(page, expect) {
   expect(!settle.result.after, 'the blocks out of sight caught up once the view stood still');
   const catchUp = workBetweenMarks(settle.events, 'settle');
 
+  const far = await farJumps(page);
   const play = await playFigures(page, expect);
   const first = await firstRender(page);
   expect(first.ready !== null, 'the app marked when its view was ready');
@@ -223,6 +256,7 @@ async function measure(page, expect) {
       // After a jump, once the view stood still: the blocks out of sight
       // catching up (null when none was held).
       catch_up_ms: settle.result.held ? r1(catchUp[0]) : null,
+      ...far,
       ...play,
     },
     perJump,

@@ -27,6 +27,8 @@
 //!   `jump_work_ms` and `play_frame_work_ms` (each `median`, `p95`, `max`),
 //!   `catch_up_ms` (the blocks out of sight following a jump once the view
 //!   stood still; no target, shown so that no work goes unreported),
+//!   `back_and_forth_ms` and `far_jump_ms` (jumps the 40 never make, far
+//!   from both positions the app keeps; `median` and `max`, no target),
 //!   `play_speed` (`reached_per_s` against `shown`: at least 97%),
 //!   `play_fps` and `first_render_ms` (navigation to the view drawn with
 //!   its timelines, the median of `first_render_loads_ms`, five loads,
@@ -627,6 +629,22 @@ fn web_rows() -> Vec<Row> {
                 Some(x) => Row::new(&figure, "-", format!("{x:.1} ms"), None),
                 None => Row::not_measured(&figure, "-", why),
             });
+            // Nor these: jumps the 40 never make, far from both positions
+            // a seeker keeps (web/src/seekers.rs).
+            for (key, what) in [
+                ("back_and_forth_ms", "back and forth between two far steps"),
+                ("far_jump_ms", "jumps round three far steps"),
+            ] {
+                let figure = format!("web {label}: {what}, median / max");
+                rows.push(
+                    match (ms(&format!("/{key}/median")), ms(&format!("/{key}/max"))) {
+                        (Some(m), Some(x)) => {
+                            Row::new(&figure, "-", format!("{m:.1} / {x:.1} ms"), None)
+                        }
+                        _ => Row::not_measured(&figure, "-", why),
+                    },
+                );
+            }
         }
         // The speed play reached in its two seconds against the speed
         // its control showed (web/src/play_clock.rs).
