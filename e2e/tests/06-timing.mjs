@@ -10,7 +10,7 @@
 // time to its `folioscope-warm` mark (the work after the first render
 // done: a short run's checkpoints, the rehearsal of a jump). Each play
 // also gives the speed it reached against the speed shown, and each view
-// times jumps the 40 never make, far from both positions it keeps. The
+// times far jumps the 40 never make. The
 // figures are recorded in target/e2e/timing.json (the 16 GiB ones under
 // `16gib`, and its play at 1920×1080, where the ra panels are in sight,
 // under `16gib_1920`), not asserted: speed targets are checked by
@@ -160,12 +160,12 @@ async function playFigures(page, expect) {
   };
 }
 
-/// Jumps the 40 above never make, each far from where the view stands
-/// and from where it stood before (a seeker keeps those two positions,
-/// web/src/seekers.rs): back and forth between 1/10 and 9/10 of the run,
-/// and round 1/20, 1/2 and 19/20. Reported, not targets: the median and
-/// max of each set's last ten and nine jumps, once the positions are
-/// where the set puts them.
+/// Far jumps the 40 above never make: back and forth between 1/10 and
+/// 9/10 of the run, the two places a seeker's two positions then stand
+/// (web/src/seekers.rs), and round 1/20, 1/2 and 19/20, one place more
+/// than it keeps. Reported, not targets: the median and max of each
+/// set's last ten and nine jumps, once the positions are where the set
+/// puts them.
 async function farJumps(page) {
   const sets = [[0.1, 0.9], [0.05, 0.5, 0.95]];
   const { events } = await traced(page, async (sets) => {

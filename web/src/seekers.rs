@@ -79,17 +79,19 @@ struct Position {
     /// bulk of the 16 GiB link's first draw after its build.
     sim: Option<Simulation>,
     log: Log,
+    /// The bins of the span last asked for here, and the pages changed
+    /// since: going back to a position finds its bins as they were. With
+    /// one set for both positions, a view that went back and forth
+    /// between two far steps of the 16 GiB link counted its columns
+    /// afresh on every move, though the seek only swapped the positions:
+    /// 24 such moves between 1/10 and 9/10 of its run, in Chromium on
+    /// 2026-12-05, took 11.4-17.9 ms each before, 4.3-7.3 ms after the
+    /// first few.
     bins: Option<(Span, Rc<Vec<Bin>>)>,
     changed: ChangedPages,
     /// What each leaf of this position's machine adds to a bin, by its
-    /// stamp. Each position keeps its own (about 3 MB a kernel at
-    /// 16 GiB): a leaf place holds the counts of one stamp, and with one
-    /// set for both, a view that went back and forth between two far
-    /// steps of the 16 GiB link counted most of its leaves afresh on
-    /// every move, though the seek only swapped the positions. 24 such
-    /// moves between 1/10 and 9/10 of its run, in Chromium on
-    /// 2026-12-05: 11.4-17.9 ms each before, 4.3-7.3 ms after the first
-    /// few.
+    /// stamp (about 3 MB a kernel at 16 GiB): the counts of the states
+    /// this position stood at, most of which its next move keeps.
     leaves: LeafBins,
 }
 

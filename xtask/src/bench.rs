@@ -27,8 +27,8 @@
 //!   `jump_work_ms` and `play_frame_work_ms` (each `median`, `p95`, `max`),
 //!   `catch_up_ms` (the blocks out of sight following a jump once the view
 //!   stood still; no target, shown so that no work goes unreported),
-//!   `back_and_forth_ms` and `far_jump_ms` (jumps the 40 never make, far
-//!   from both positions the app keeps; `median` and `max`, no target),
+//!   `back_and_forth_ms` and `far_jump_ms` (far jumps the 40 never make:
+//!   between two places, and round three; `median` and `max`, no target),
 //!   `play_speed` (`reached_per_s` against `shown`: at least 97%),
 //!   `play_fps` and `first_render_ms` (navigation to the view drawn with
 //!   its timelines, the median of `first_render_loads_ms`, five loads,
@@ -629,8 +629,9 @@ fn web_rows() -> Vec<Row> {
                 Some(x) => Row::new(&figure, "-", format!("{x:.1} ms"), None),
                 None => Row::not_measured(&figure, "-", why),
             });
-            // Nor these: jumps the 40 never make, far from both positions
-            // a seeker keeps (web/src/seekers.rs).
+            // Nor these: far jumps the 40 never make, between the two
+            // places a seeker's positions stand (web/src/seekers.rs), and
+            // round three.
             for (key, what) in [
                 ("back_and_forth_ms", "back and forth between two far steps"),
                 ("far_jump_ms", "jumps round three far steps"),
