@@ -85,7 +85,7 @@ struct Position {
     /// between two far steps of the 16 GiB link counted its columns
     /// afresh on every move, though the seek only swapped the positions:
     /// 24 such moves between 1/10 and 9/10 of its run, in Chromium on
-    /// 2026-12-05, took 11.4-17.9 ms each before, 4.3-7.3 ms after the
+    /// 2026-12-05, took 11.4-20.6 ms each before, 4.3-7.3 ms after the
     /// first few.
     bins: Option<(Span, Rc<Vec<Bin>>)>,
     changed: ChangedPages,
