@@ -147,10 +147,15 @@ impl Position {
     }
 
     fn sim<'a>(&'a self, timeline: &'a Timeline) -> &'a Simulation {
-        self.sim
-            .as_ref()
-            .unwrap_or_else(|| timeline.end_simulation())
+        own_or_end(&self.sim, timeline)
     }
+}
+
+/// A position's own simulation, or the timeline's run at its end when it
+/// has none: read apart from the position's other fields, which its
+/// binning borrows at the same time.
+fn own_or_end<'a>(sim: &'a Option<Simulation>, timeline: &'a Timeline) -> &'a Simulation {
+    sim.as_ref().unwrap_or_else(|| timeline.end_simulation())
 }
 
 /// One kernel of the view: its simulation at the step on screen, and
@@ -259,8 +264,8 @@ impl Seeker {
             // None kept for this span: all are counted.
             _ => Rc::new(Vec::new()),
         };
-        let sim = sim.as_ref().unwrap_or_else(|| timeline.end_simulation());
-        sim.machine()
+        own_or_end(sim, timeline)
+            .machine()
             .rebin(span, Rc::make_mut(&mut bins), changed, leaves);
         changed.clear();
         *kept = Some((span, bins.clone()));
