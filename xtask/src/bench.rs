@@ -35,9 +35,11 @@
 //!   whose range is shown beside it) for the default view, and the same
 //!   under `16gib` for
 //!   the 16 GiB comparison's link, and its play (no jumps) at 1920×1080
-//!   under `16gib_1920`; and `host_loop_ms` of each, the time of a fixed
-//!   loop of JavaScript in the page just before that measure, the
-//!   machine's own speed then.
+//!   under `16gib_1920`, with `host_loop_ms` of each of these three, the
+//!   time of a fixed loop of JavaScript in the page just before that
+//!   measure, the machine's own speed then; and the first render of a
+//!   link whose build is long (16 GiB read backward under
+//!   MADV_SEQUENTIAL, 4,194,304 accesses) under `16gib_seq`, three loads.
 
 use std::path::Path;
 use std::process::Command;
@@ -676,7 +678,12 @@ fn web_rows() -> Vec<Row> {
             None => Row::not_measured(&figure, "60 fps", why),
         });
     }
-    for (scope, label) in [(None, "default view"), (Some("16gib"), "16 GiB link")] {
+    for (scope, label) in [
+        (None, "default view"),
+        (Some("16gib"), "16 GiB link"),
+        // "Any permalink": one whose build is long, 4,194,304 accesses.
+        (Some("16gib_seq"), "16 GiB backward sequential link"),
+    ] {
         let figure = format!("web: first render, {label}");
         let v = timing.as_ref().map(|t| scoped(t, scope));
         let ms = v.and_then(|v| v["first_render_ms"].as_f64());
