@@ -140,6 +140,13 @@ impl Folio {
         (flags.bits() as u64) << (1 + ORDER_BITS)
     }
 
+    /// The bits a payload's order takes: for tests of many payloads at
+    /// once.
+    #[inline]
+    pub(crate) fn payload_order_bits() -> u64 {
+        ((1 << ORDER_BITS) - 1) << 1
+    }
+
     /// The flags packed in a payload (none in a zero payload).
     #[inline]
     pub fn flags_of(payload: u64) -> FolioFlags {

@@ -16,8 +16,8 @@ use crate::folio::{Folio, FolioFlags};
 use crate::machine::Machine;
 use crate::summary::FolioRun;
 use crate::xarray::{
-    decode_slot, leaf_stamp_in_slot, Entry, NodeId, NodeStamp, Visit, XArray, XA_CHUNK_SHIFT,
-    XA_CHUNK_SIZE,
+    decode_slot, leaf_stamp_in_slot, pointer_test, Entry, NodeId, NodeStamp, Visit, XArray,
+    XA_CHUNK_SHIFT, XA_CHUNK_SIZE,
 };
 
 /// Folio orders a [`Bin`] tells apart; larger ones count as the largest.
@@ -851,6 +851,19 @@ impl Scan {
     /// 27.6).
     fn add_slots(&mut self, base: u64, leaf: Leaf, one: bool) {
         let (raw, mut read) = leaf.slots();
+        if one && read == u64::MAX && full_of_small_resident_folios(raw) {
+            // A leaf of a file read page by page: 64 folios of one page,
+            // uptodate, neither locked nor PG_readahead, tested together
+            // instead of decoded one by one. The first binning of a 2 GiB
+            // backward MADV_SEQUENTIAL walk's end state (1102 columns,
+            // every leaf counted and kept) took 1.59-1.64 ms natively
+            // before, 0.63-0.67 ms after.
+            let b = &mut self.binner.bins[self.x as usize];
+            b.by_order[0] += XA_CHUNK_SIZE as u32;
+            b.resident += XA_CHUNK_SIZE as u32;
+            b.heads += XA_CHUNK_SIZE as u32;
+            return;
+        }
         let slots = std::iter::from_fn(|| {
             let k = (read != 0).then(|| read.trailing_zeros() as usize)?;
             read &= read - 1;
@@ -892,6 +905,21 @@ impl Scan {
             self.binner.shadow(page, page + 1, true);
         }
     }
+}
+
+/// Whether every slot of a leaf holds a folio of order 0 whose flags
+/// read uptodate, neither locked nor PG_readahead: what
+/// [`Scan::add_slots`] counts as one page resident, at order 0, and one
+/// head. Each slot is tested raw, with no early exit, so that the test
+/// runs as a few wide operations.
+fn full_of_small_resident_folios(raw: &[u64; XA_CHUNK_SIZE]) -> bool {
+    let (mask, want) = pointer_test(
+        Folio::payload_order_bits() | Folio::payload_bits(FolioFlags::from_bits(STATE_BITS)),
+        Folio::payload_bits(FolioFlags::UPTODATE),
+    );
+    raw.iter()
+        .fold(0, |off, &slot| off | ((slot & mask) ^ want))
+        == 0
 }
 
 /// How the pages of a range are mapped, in the mapping in use.
@@ -1399,6 +1427,74 @@ mod tests {
         assert_eq!((first.resident, second.resident, again.resident), (1, 2, 2));
     }
 
+    #[test]
+    fn a_backward_sequential_walk_leaves_full_leaves_and_some_that_are_not() {
+        let cfg = Config::new(Scenario {
+            file_size: 64 << 20,
+            pattern: Pattern::Rev,
+            madvise: Madvise::Sequential,
+            ..Scenario::default()
+        })
+        .unwrap();
+        let mut sim = Simulation::new(cfg);
+        sim.run_to(12_000, &mut NoEvents);
+        let m = sim.machine();
+        let (mut full, mut not) = (0, 0);
+        m.cache.xa.for_each_leaf_in(0, m.geo.nr_pages - 1, |v| {
+            if let Visit::Leaf(_, raw, _) = v {
+                if full_of_small_resident_folios(raw) {
+                    full += 1;
+                } else {
+                    not += 1;
+                }
+            }
+        });
+        // The bins test walks this state: both of add_slots' ways count.
+        assert!(full > 100 && not > 0, "{full} full leaves, {not} others");
+    }
+
+    #[test]
+    fn a_full_leaf_is_counted_at_once_only_if_every_folio_is_a_plain_resident_page() {
+        let slot = |order: u8, flags: FolioFlags| {
+            crate::xarray::encode_slot(Entry::Pointer(Folio::new(0, order, flags).encode()))
+        };
+        let plain = slot(0, FolioFlags::UPTODATE);
+        // Flags the bins do not tell apart leave a page plain.
+        let referenced = slot(0, FolioFlags::UPTODATE.union(FolioFlags::REFERENCED));
+        let mut leaf = [plain; XA_CHUNK_SIZE];
+        leaf[9] = referenced;
+        assert!(full_of_small_resident_folios(&leaf));
+        let count = |leaf: &[u64; XA_CHUNK_SIZE]| {
+            let span = Span {
+                first: 0,
+                end: 64,
+                bins: 1,
+            };
+            let mut scan = Scan::new(span);
+            scan.add_slots(0, Leaf::Slots(leaf), true);
+            scan.binner.bins[0]
+        };
+        let mut one_by_one = leaf;
+        one_by_one[63] = 0;
+        let (all, less_one) = (count(&leaf), count(&one_by_one));
+        assert_eq!((all.resident, all.heads, all.by_order[0]), (64, 64, 64));
+        assert_eq!((less_one.resident, less_one.heads), (63, 63));
+        for odd in [
+            slot(1, FolioFlags::UPTODATE),
+            slot(0, FolioFlags::UPTODATE.union(FolioFlags::READAHEAD)),
+            slot(0, FolioFlags::UPTODATE.union(FolioFlags::LOCKED)),
+            slot(0, FolioFlags::empty()),
+            crate::xarray::encode_slot(Entry::Value(5)),
+            0,
+        ] {
+            for at in [0, 31, 63] {
+                let mut l = leaf;
+                l[at] = odd;
+                assert!(!full_of_small_resident_folios(&l), "{odd:#x} at {at}");
+            }
+        }
+    }
+
     /// Page by page, what the bins should hold.
     fn naive(m: &Machine, span: Span) -> Vec<Bin> {
         (0..span.bins)
@@ -1534,6 +1630,9 @@ mod tests {
         for (pattern, madvise, steps, memory_limit) in [
             (Pattern::Stride(3), Madvise::Normal, 900, None),
             (Pattern::Rev, Madvise::Hugepage, 20, None),
+            // Every page read alone: leaves full of order-0 folios
+            // (`full_of_small_resident_folios`), the last ones PG_readahead.
+            (Pattern::Rev, Madvise::Sequential, 12_000, None),
             (
                 Pattern::Random {
                     milli_pct: 5000,
