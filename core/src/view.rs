@@ -1631,7 +1631,8 @@ mod tests {
             (Pattern::Stride(3), Madvise::Normal, 900, None),
             (Pattern::Rev, Madvise::Hugepage, 20, None),
             // Every page read alone: leaves full of order-0 folios
-            // (`full_of_small_resident_folios`), the last ones PG_readahead.
+            // (`full_of_small_resident_folios`), and one partly filled
+            // where the walk stands.
             (Pattern::Rev, Madvise::Sequential, 12_000, None),
             (
                 Pattern::Random {

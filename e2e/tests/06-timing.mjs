@@ -10,16 +10,17 @@
 // time to its `folioscope-warm` mark (the work after the first render
 // done: a short run's checkpoints, the rehearsal of a jump). Each play
 // also gives the speed it reached against the speed shown, and each view
-// times far jumps the 40 never make. The
-// figures are recorded in target/e2e/timing.json (the 16 GiB ones under
-// `16gib`, and its play at 1920×1080, where the ra panels are in sight,
-// under `16gib_1920`; the first render of a link whose build is long,
-// a backward MADV_SEQUENTIAL walk of 16 GiB, under `16gib_seq`), not asserted: speed targets are checked by
-// `cargo xtask bench`, which reads that file, not in tests. Before each
-// of the three measures, the page times a fixed loop of plain JavaScript
-// (`host_loop_ms`): the machine's own speed at that moment, since the
-// host these machines run on has been seen to make the same work take
-// from 1× to 2.5× as long within minutes.
+// times far jumps the 40 never make. The figures are recorded in
+// target/e2e/timing.json (the 16 GiB ones under `16gib`, and its play
+// at 1920×1080, where the ra panels are in sight, under `16gib_1920`;
+// the first render of a link whose build is long, a backward
+// MADV_SEQUENTIAL walk of 16 GiB, under `16gib_seq`), not asserted:
+// speed targets are checked by `cargo xtask bench`, which reads that
+// file, not in tests. Before each of the three measures of jumps and
+// play, the page times a fixed loop of plain JavaScript (`host_loop_ms`):
+// the machine's own speed at that moment, since the host these machines
+// run on has been seen to make the same work take from 1× to 2.5× as
+// long within minutes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { BIG, onMainThread, traced } from '../lib/trace.mjs';
