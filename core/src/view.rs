@@ -1429,15 +1429,7 @@ mod tests {
 
     #[test]
     fn a_backward_sequential_walk_leaves_full_leaves_and_some_that_are_not() {
-        let cfg = Config::new(Scenario {
-            file_size: 64 << 20,
-            pattern: Pattern::Rev,
-            madvise: Madvise::Sequential,
-            ..Scenario::default()
-        })
-        .unwrap();
-        let mut sim = Simulation::new(cfg);
-        sim.run_to(12_000, &mut NoEvents);
+        let sim = run_64m(Pattern::Rev, Madvise::Sequential, 12_000);
         let m = sim.machine();
         let (mut full, mut not) = (0, 0);
         m.cache.xa.for_each_leaf_in(0, m.geo.nr_pages - 1, |v| {
@@ -1493,6 +1485,27 @@ mod tests {
                 assert!(!full_of_small_resident_folios(&l), "{odd:#x} at {at}");
             }
         }
+    }
+
+    /// A simulation of `scenario`, `steps` accesses in.
+    fn run_scenario(scenario: Scenario, steps: u64) -> Simulation {
+        let mut sim = Simulation::new(Config::new(scenario).unwrap());
+        sim.run_to(steps, &mut NoEvents);
+        sim
+    }
+
+    /// A simulation of a 64 MiB file read with `pattern` under
+    /// `madvise`, `steps` accesses in.
+    fn run_64m(pattern: Pattern, madvise: Madvise, steps: u64) -> Simulation {
+        run_scenario(
+            Scenario {
+                file_size: 64 << 20,
+                pattern,
+                madvise,
+                ..Scenario::default()
+            },
+            steps,
+        )
     }
 
     /// Page by page, what the bins should hold.
@@ -1572,15 +1585,7 @@ mod tests {
             (Pattern::Stride(3), Madvise::Normal, 900),
             (Pattern::Rev, Madvise::Hugepage, 20),
         ] {
-            let cfg = Config::new(Scenario {
-                file_size: 64 << 20,
-                pattern,
-                madvise,
-                ..Scenario::default()
-            })
-            .unwrap();
-            let mut sim = Simulation::new(cfg);
-            sim.run_to(steps, &mut NoEvents);
+            let sim = run_64m(pattern, madvise, steps);
             let m = sim.machine();
             let pages = m.geo.nr_pages;
             for (first, end) in [(0, pages), (1000, 1010), (511, 2049), (16000, 16001)] {
@@ -1664,16 +1669,16 @@ mod tests {
                 Some(4 << 20),
             ),
         ] {
-            let cfg = Config::new(Scenario {
-                file_size: 64 << 20,
-                pattern,
-                madvise,
-                memory_limit,
-                ..Scenario::default()
-            })
-            .unwrap();
-            let mut sim = Simulation::new(cfg);
-            sim.run_to(steps, &mut NoEvents);
+            let sim = run_scenario(
+                Scenario {
+                    file_size: 64 << 20,
+                    pattern,
+                    madvise,
+                    memory_limit,
+                    ..Scenario::default()
+                },
+                steps,
+            );
             let m = sim.machine();
             for span in spans(m.geo.nr_pages) {
                 let (got, want) = (m.bins(span), naive(m, span));
@@ -1701,19 +1706,19 @@ mod tests {
     /// it, along nodes the tree view shows, ending in the entry's slots.
     #[test]
     fn a_page_view_walks_the_tree_to_the_entry() {
-        let cfg = Config::new(Scenario {
-            file_size: 64 << 20,
-            pattern: Pattern::Random {
-                milli_pct: 20_000,
-                seed: 9,
+        let sim = run_scenario(
+            Scenario {
+                file_size: 64 << 20,
+                pattern: Pattern::Random {
+                    milli_pct: 20_000,
+                    seed: 9,
+                },
+                madvise: Madvise::Hugepage,
+                memory_limit: Some(8 << 20),
+                ..Scenario::default()
             },
-            madvise: Madvise::Hugepage,
-            memory_limit: Some(8 << 20),
-            ..Scenario::default()
-        })
-        .unwrap();
-        let mut sim = Simulation::new(cfg);
-        sim.run_to(600, &mut NoEvents);
+            600,
+        );
         let m = sim.machine();
         let (mut folios, mut shadows, mut siblings) = (0, 0, 0);
         for page in (0..m.geo.nr_pages).step_by(7) {
@@ -1782,16 +1787,16 @@ mod tests {
     #[test]
     fn differing_pages_are_the_pages_whose_views_differ() {
         let run = |kernel: crate::Kernel| {
-            let cfg = Config::new(Scenario {
-                kernel,
-                file_size: 64 << 20,
-                pattern: Pattern::Rev,
-                madvise: Madvise::Hugepage,
-                ..Scenario::default()
-            })
-            .unwrap();
-            let mut sim = Simulation::new(cfg);
-            sim.run_to(4000, &mut NoEvents);
+            let sim = run_scenario(
+                Scenario {
+                    kernel,
+                    file_size: 64 << 20,
+                    pattern: Pattern::Rev,
+                    madvise: Madvise::Hugepage,
+                    ..Scenario::default()
+                },
+                4000,
+            );
             sim.machine().clone()
         };
         let a = run(crate::Kernel::from_variant(crate::Variant::V7_4Rc2));
@@ -1817,15 +1822,7 @@ mod tests {
 
     #[test]
     fn mapped_counts_ptes_and_pmds_of_a_range() {
-        let cfg = Config::new(Scenario {
-            file_size: 64 << 20,
-            pattern: Pattern::Rev,
-            madvise: Madvise::Hugepage,
-            ..Scenario::default()
-        })
-        .unwrap();
-        let mut sim = Simulation::new(cfg);
-        sim.run_to(3, &mut NoEvents);
+        let sim = run_64m(Pattern::Rev, Madvise::Hugepage, 3);
         let m = sim.machine();
         let pages = m.geo.nr_pages;
         let want = (0..pages).filter(|&p| m.mm.pmd_of(p) == crate::mapping::Pmd::Huge);
@@ -1836,14 +1833,14 @@ mod tests {
 
     #[test]
     fn the_tree_view_decodes_folios_and_siblings() {
-        let cfg = Config::new(Scenario {
-            file_size: 8 << 20,
-            pattern: Pattern::Fwd,
-            ..Scenario::default()
-        })
-        .unwrap();
-        let mut sim = Simulation::new(cfg);
-        sim.run_to(40, &mut NoEvents);
+        let sim = run_scenario(
+            Scenario {
+                file_size: 8 << 20,
+                pattern: Pattern::Fwd,
+                ..Scenario::default()
+            },
+            40,
+        );
         let t = sim.machine().xa_tree(0, 2048, 12);
         assert!(!t.nodes.is_empty());
         assert_eq!(t.nrpages, sim.machine().cache.nrpages);
