@@ -272,6 +272,20 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
             .reserve_exact(words.saturating_sub(self.dirty.len()));
     }
 
+    /// Writes `value` into the room past the items, once every 4 KiB
+    /// (the page of the OS under a wasm memory too), so that the pages
+    /// behind the room are in memory before a run fills it. The items are
+    /// unchanged: the writes are to room no item holds yet.
+    pub fn touch_room(&mut self, value: T)
+    where
+        T: Copy,
+    {
+        let per_page = (4096 / std::mem::size_of::<T>().max(1)).max(1);
+        for slot in self.items.spare_capacity_mut().iter_mut().step_by(per_page) {
+            slot.write(value);
+        }
+    }
+
     pub fn push(&mut self, value: T) {
         let chunk = self.items.len() >> Self::CHUNK_SHIFT;
         if chunk / 64 >= self.dirty.len() {
@@ -494,6 +508,25 @@ mod tests {
     /// of segments.
     const SEG: usize = SEGMENT * 4;
     const LIST: usize = 4;
+
+    #[test]
+    fn touching_the_room_changes_no_item_and_marks_no_chunk() {
+        let mut store = Store::default();
+        let mut v: TrackedVec<u64, 4> = TrackedVec::filled(7, 10);
+        let _ = v.freeze(&mut store);
+        v.reserve(5000);
+        let room = v.items.capacity();
+        v.touch_room(9);
+        assert_eq!(v.as_slice(), &[7; 10]);
+        assert_eq!(v.items.capacity(), room, "the room is the same room");
+        assert_eq!(
+            v.freeze(&mut store).new_bytes(),
+            LIST,
+            "nothing written, nothing copied"
+        );
+        v.push(3);
+        assert_eq!(v.as_slice()[10..], [3]);
+    }
 
     #[test]
     fn a_freeze_shares_what_was_not_written() {

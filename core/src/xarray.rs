@@ -385,6 +385,14 @@ impl XArray {
         self.nodes.reserve(room.saturating_sub(self.nodes.len()));
     }
 
+    /// Brings the pages behind the arena's room into memory now. Room
+    /// only reserved is address space, and the first write to each of
+    /// its pages faults: a run from the start then takes those faults
+    /// as it adds nodes.
+    pub(crate) fn touch_arena_room(&mut self) {
+        self.nodes.touch_room(Node::new(0, NIL, 0));
+    }
+
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.head == 0
