@@ -309,9 +309,22 @@ pub fn FileStrip(props: &StripProps) -> Html {
         Side::Compared(i) => setup.compare.get(i).map(|k| k.label()),
     }
     .unwrap_or_default();
-    let building = use_building().map_or(String::new(), |p| {
-        format!(" · building the model: {}%", p.done * 100 / p.of.max(1))
+    let (done, of) = use_building().map_or((0, 0), |p| (p.done, p.of));
+    let pct = (done * 100).checked_div(of);
+    let building = pct.map_or(String::new(), |pct| {
+        format!(" · building the model: {pct}%")
     });
+    // Written only while building: the strip renders at every frame of play.
+    let (progress_max, progress_done, progress_text): (AttrValue, AttrValue, AttrValue) = match pct
+    {
+        _ if setup.built.is_some() => ("1".into(), "0".into(), "".into()),
+        Some(pct) => (
+            of.to_string().into(),
+            done.to_string().into(),
+            format!("building the model: {pct}% · {done} of {of} accesses").into(),
+        ),
+        None => ("1".into(), "0".into(), "building the model".into()),
+    };
     let id = format!("strip{}", side.suffix());
     let at = (*inspect).and_then(|page| {
         let x = v.bin_of(page)?;
@@ -346,6 +359,16 @@ pub fn FileStrip(props: &StripProps) -> Html {
                     }}
                     {onpointerdown} {onpointermove} {onpointerup} {onpointercancel} {onpointerleave} {ondblclick} {onkeydown} />
                 <div class="selection" style={selection} />
+                // Over the blank strip while the model is built: how far
+                // the build has come, as a bar and in accesses (the
+                // heading's percentage alone was easy to miss on a link
+                // whose build takes seconds). Hidden, not removed, once
+                // built, so that the canvas keeps its place in Yew's
+                // unkeyed diff.
+                <div class="strip-building" hidden={setup.built.is_some()} aria-hidden="true">
+                    <progress max={progress_max} value={progress_done} />
+                    <span>{ progress_text }</span>
+                </div>
             </div>
             if details {
                 <Inspector {side} {at} />
