@@ -365,7 +365,8 @@ pub fn FileStrip(props: &StripProps) -> Html {
                 // whose build takes seconds). Hidden, not removed, once
                 // built, so that the canvas keeps its place in Yew's
                 // unkeyed diff.
-                <div class="strip-building" hidden={setup.built.is_some()} aria-hidden="true">
+                <div class="strip-building" hidden={setup.built.is_some()} aria-hidden="true"
+                    data-testid={format!("build-progress{}", side.suffix())}>
                     <progress max={progress_max} value={progress_done} />
                     <span>{ progress_text }</span>
                 </div>
