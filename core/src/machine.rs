@@ -161,6 +161,12 @@ impl Machine {
         Ok(f)
     }
 
+    /// Order-0 folios added at `first..first + k` outside [`Machine::add_folio`],
+    /// to be read as its own are.
+    pub(crate) fn added_unsubmitted(&mut self, first: u64, k: u64) {
+        self.unsubmitted.extend((first..first + k).map(|i| (i, 0)));
+    }
+
     /// Starts the read of `nr` pages from `first`: counts the bytes, and
     /// the bios ext4 builds for them: a bio holds at most BIO_MAX_VECS
     /// (256) folios and max_sectors_kb (4 MiB), so order-0 readahead goes

@@ -11,7 +11,7 @@ use crate::event::{Event, EventSink, KFunc};
 use crate::folio::{Folio, FolioFlags, Shadow};
 use crate::lru::Lru;
 use crate::tracepoint::Tracepoint;
-use crate::xarray::{pointer_payload, Entry, Visit, XArray, XaState};
+use crate::xarray::{pointer_payload, Entry, NodeId, Stat, Visit, XArray, XaState, XA_CHUNK_SIZE};
 
 /// The error of `filemap_add_folio` the model can meet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,6 +206,61 @@ impl AddressSpace {
             order,
         }));
         Ok(folio)
+    }
+
+    /// `filemap_add_folio` of `k` order-0 folios from `first` on, into
+    /// NULL slots of leaf `id` (at `depth`), as many calls would add them
+    /// with no LRU and no shadows: the same folios, counted loads and
+    /// stores, fingerprint, page count and events, the slots written in
+    /// one step. The folio at `readahead_at` carries PG_readahead, and
+    /// its `ReadaheadFlag` event from `func` follows its add, as
+    /// `page_cache_ra_unbounded` emits it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn add_order0_run<S: EventSink>(
+        &mut self,
+        first: u64,
+        k: usize,
+        (id, depth, off): (NodeId, u32, usize),
+        readahead_at: Option<u64>,
+        func: KFunc,
+        sink: &mut S,
+    ) {
+        debug_assert!(self.lru.is_none() && self.nr_shadows == 0);
+        let mut payloads = [0u64; XA_CHUNK_SIZE];
+        for (j, payload) in payloads[..k].iter_mut().enumerate() {
+            let index = first + j as u64;
+            let mut flags = FolioFlags::LOCKED;
+            if readahead_at == Some(index) {
+                flags.insert(FolioFlags::READAHEAD);
+            }
+            *payload = Folio::new(index, 0, flags).encode();
+            self.fingerprint ^= entry_hash(index, *payload << 1);
+        }
+        // Each add's load visits the leaf's path; each makes one store.
+        self.xa.bump_by(Stat::Load, k as u64);
+        self.xa.bump_visits(depth as u64 * k as u64);
+        self.xa.bump_by(Stat::Store, k as u64);
+        self.xa.fill_leaf(id, off, &payloads[..k]);
+        self.nrpages += k as u64;
+        for j in 0..k as u64 {
+            let index = first + j;
+            sink.emit(Event::FolioAdded {
+                func,
+                index,
+                order: 0,
+            });
+            sink.emit(Event::Tracepoint(Tracepoint::AddToPageCache {
+                index,
+                order: 0,
+            }));
+            if readahead_at == Some(index) {
+                sink.emit(Event::ReadaheadFlag {
+                    func,
+                    index,
+                    set: true,
+                });
+            }
+        }
     }
 
     /// The first index in `[from, to)` that holds a folio, uncounted.

@@ -172,6 +172,15 @@ impl Machine {
                     i = ractl.index + ractl.nr_pages - index;
                     continue;
                 }
+                // A run of uncached pages in the leaf the last add walked
+                // to: its order-0 folios are added in one step.
+                if let Some(k) =
+                    self.ra_add_order0_run(at, nr_to_read - i, mark.wrapping_sub(i), sink)
+                {
+                    ractl.nr_pages += k;
+                    i += k;
+                    continue;
+                }
                 self.count_loads(1, run.miss_visits);
             }
             let flags = if i == mark {
@@ -208,6 +217,49 @@ impl Machine {
             }
         }
         self.read_pages(ractl, sink);
+    }
+
+    /// The fast path of `page_cache_ra_unbounded` for order-0 folios: at
+    /// an uncached `at`, in the leaf the xarray remembers, the folios for
+    /// that leaf's NULL slots from `at` on (at most `left`), as the loop
+    /// adds them one by one: each page's lookup and `filemap_add_folio`
+    /// counted, PG_readahead on the folio `mark` pages on, the same
+    /// events. Returns how many, or None where the one-by-one loop must
+    /// run: larger folios, a memory limit (each folio is charged and may
+    /// reclaim), shadows (a refault check each), or another leaf. On the
+    /// 16 GiB comparison link 1% of the accesses, async readahead falling
+    /// back to 2,041 order-0 folios each, took 45% of the model's time.
+    fn ra_add_order0_run<S: EventSink>(
+        &mut self,
+        at: u64,
+        left: u64,
+        mark: u64,
+        sink: &mut S,
+    ) -> Option<u64> {
+        if self.cache.min_order != 0 || self.cache.lru.is_some() || self.cache.nr_shadows != 0 {
+            return None;
+        }
+        let (id, depth, off) = self.cache.xa.hinted_leaf(at)?;
+        let k = self
+            .cache
+            .xa
+            .empty_slots_from(id, off, left.min(u64::from(u32::MAX)) as usize);
+        if k == 0 {
+            return None;
+        }
+        // Each page's miss, as the loop's own lookup counts it.
+        self.count_loads(k as u64, depth as u64 * k as u64);
+        let readahead_at = (mark < k as u64).then(|| at + mark);
+        self.cache.add_order0_run(
+            at,
+            k,
+            (id, depth, off),
+            readahead_at,
+            KFunc::PageCacheRaUnbounded,
+            sink,
+        );
+        self.added_unsubmitted(at, k as u64);
+        Some(k as u64)
     }
 
     /// `do_page_cache_ra`: `page_cache_ra_unbounded` clipped at EOF.

@@ -1341,6 +1341,66 @@ impl XArray {
         }
     }
 
+    /// The remembered leaf, if `index` lies in it: its node, its depth
+    /// (the visits a walk to it makes), and `index`'s offset there.
+    pub(crate) fn hinted_leaf(&self, index: u64) -> Option<(NodeId, u32, usize)> {
+        let h = self.leaf_hint(index)?;
+        Some((h.id, h.depth, (index & (XA_CHUNK_SIZE as u64 - 1)) as usize))
+    }
+
+    /// How many slots of leaf `id` from `off` on, at most `max`, are NULL.
+    pub(crate) fn empty_slots_from(&self, id: NodeId, off: usize, max: usize) -> usize {
+        let n = &self.nodes[id as usize];
+        n.slots[off..]
+            .iter()
+            .take(max)
+            .take_while(|&&s| s == 0)
+            .count()
+    }
+
+    /// Stores pointer entries with `payloads` into the NULL slots of leaf
+    /// `id` from `off` on: the node the same as after one `xas_store` of
+    /// each in turn (`XaState::store` on a leaf slot), its parent's
+    /// version and slot as `count_leaf_write` leaves them after the last.
+    /// The caller counts the stores.
+    pub(crate) fn fill_leaf(&mut self, id: NodeId, off: usize, payloads: &[u64]) {
+        let k = payloads.len();
+        if k == 0 {
+            return;
+        }
+        let n = &mut self.nodes[id as usize];
+        debug_assert!(n.shift == 0 && off + k <= XA_CHUNK_SIZE);
+        debug_assert!(n.slots[off..off + k].iter().all(|&s| s == 0));
+        for (slot, &p) in n.slots[off..off + k].iter_mut().zip(payloads) {
+            *slot = encode(Entry::Pointer(p));
+        }
+        n.version += k as u64;
+        let bits = if k == XA_CHUNK_SIZE {
+            u64::MAX
+        } else {
+            ((1u64 << k) - 1) << off
+        };
+        n.present |= bits;
+        n.canon |= bits;
+        n.children &= !bits;
+        n.full &= !bits;
+        n.count += k as u8;
+        let (parent, poff, slot, full) = (
+            n.parent,
+            n.offset as usize,
+            leaf_slot(id, n.version),
+            n.present == u64::MAX,
+        );
+        if parent != NIL {
+            let p = &mut self.nodes[parent as usize];
+            p.version += k as u64;
+            p.slots[poff] = slot;
+        }
+        if full {
+            self.sync_full(id);
+        }
+    }
+
     /// Writes slot `off` of node `id` ([`Node::set_slot`]), counting a
     /// leaf's write in its parent's version too; returns the node.
     fn write_slot(&mut self, id: NodeId, off: usize, slot: u64, present: bool) -> &mut Node {
