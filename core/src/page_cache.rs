@@ -211,19 +211,16 @@ impl AddressSpace {
     /// `filemap_add_folio` of `k` order-0 folios from `first` on, into
     /// NULL slots of leaf `id` (at `depth`), as many calls would add them
     /// with no LRU and no shadows: the same folios, counted loads and
-    /// stores, fingerprint, page count and events, the slots written in
-    /// one step. The folio at `readahead_at` carries PG_readahead, and
-    /// its `ReadaheadFlag` event from `func` follows its add, as
-    /// `page_cache_ra_unbounded` emits it.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn add_order0_run<S: EventSink>(
+    /// stores, fingerprint and page count, the slots written in one step.
+    /// The folio at `readahead_at` carries PG_readahead. The caller emits
+    /// the events each add would have: not generic over the sink, this
+    /// is one function in the app's wasm instead of one a sink.
+    pub(crate) fn add_order0_run(
         &mut self,
         first: u64,
         k: usize,
         (id, depth, off): (NodeId, u32, usize),
         readahead_at: Option<u64>,
-        func: KFunc,
-        sink: &mut S,
     ) {
         debug_assert!(self.lru.is_none() && self.nr_shadows == 0);
         let mut payloads = [0u64; XA_CHUNK_SIZE];
@@ -242,25 +239,6 @@ impl AddressSpace {
         self.xa.bump_by(Stat::Store, k as u64);
         self.xa.fill_leaf(id, off, &payloads[..k]);
         self.nrpages += k as u64;
-        for j in 0..k as u64 {
-            let index = first + j;
-            sink.emit(Event::FolioAdded {
-                func,
-                index,
-                order: 0,
-            });
-            sink.emit(Event::Tracepoint(Tracepoint::AddToPageCache {
-                index,
-                order: 0,
-            }));
-            if readahead_at == Some(index) {
-                sink.emit(Event::ReadaheadFlag {
-                    func,
-                    index,
-                    set: true,
-                });
-            }
-        }
     }
 
     /// The first index in `[from, to)` that holds a folio, uncounted.

@@ -236,30 +236,56 @@ impl Machine {
         mark: u64,
         sink: &mut S,
     ) -> Option<u64> {
+        let (k, readahead_at) = self.ra_add_order0_run_quietly(at, left, mark)?;
+        for index in at..at + k {
+            sink.emit(Event::FolioAdded {
+                func: KFunc::PageCacheRaUnbounded,
+                index,
+                order: 0,
+            });
+            sink.emit(Event::Tracepoint(Tracepoint::AddToPageCache {
+                index,
+                order: 0,
+            }));
+            if readahead_at == Some(index) {
+                sink.emit(Event::ReadaheadFlag {
+                    func: KFunc::PageCacheRaUnbounded,
+                    index,
+                    set: true,
+                });
+            }
+        }
+        Some(k)
+    }
+
+    /// [`Machine::ra_add_order0_run`] but its events: how many folios, and
+    /// the one marked PG_readahead. Not generic over the sink, and out of
+    /// line, so that the app's wasm carries it once.
+    #[inline(never)]
+    fn ra_add_order0_run_quietly(
+        &mut self,
+        at: u64,
+        left: u64,
+        mark: u64,
+    ) -> Option<(u64, Option<u64>)> {
         if self.cache.min_order != 0 || self.cache.lru.is_some() || self.cache.nr_shadows != 0 {
             return None;
         }
-        let (id, depth, off) = self.cache.xa.hinted_leaf(at)?;
+        let leaf = self.cache.xa.hinted_leaf(at)?;
+        let (_, depth, off) = leaf;
         let k = self
             .cache
             .xa
-            .empty_slots_from(id, off, left.min(u64::from(u32::MAX)) as usize);
+            .empty_slots_from(leaf.0, off, left.min(u64::from(u32::MAX)) as usize);
         if k == 0 {
             return None;
         }
         // Each page's miss, as the loop's own lookup counts it.
         self.count_loads(k as u64, depth as u64 * k as u64);
         let readahead_at = (mark < k as u64).then(|| at + mark);
-        self.cache.add_order0_run(
-            at,
-            k,
-            (id, depth, off),
-            readahead_at,
-            KFunc::PageCacheRaUnbounded,
-            sink,
-        );
+        self.cache.add_order0_run(at, k, leaf, readahead_at);
         self.added_unsubmitted(at, k as u64);
-        Some(k as u64)
+        Some((k as u64, readahead_at))
     }
 
     /// `do_page_cache_ra`: `page_cache_ra_unbounded` clipped at EOF.
