@@ -213,8 +213,7 @@ impl AddressSpace {
     /// with no LRU and no shadows: the same folios, counted loads and
     /// stores, fingerprint and page count, the slots written in one step.
     /// The folio at `readahead_at` carries PG_readahead. The caller emits
-    /// the events each add would have: not generic over the sink, this
-    /// is one function in the app's wasm instead of one a sink.
+    /// the events each add would have (`Machine::ra_add_order0_run`).
     pub(crate) fn add_order0_run(
         &mut self,
         first: u64,
