@@ -16,7 +16,7 @@ use crate::mapping::{Mapping, VmFlags};
 use crate::mmap::{OpenFile, Program, Vma};
 use crate::page_cache::{AddError, AddressSpace};
 use crate::readahead::FileRaState;
-use crate::xarray::XaStats;
+use crate::xarray::{XaStats, XA_CHUNK_SIZE};
 
 /// BIO_MAX_VECS: the folios one bio can carry.
 pub const BIO_MAX_VECS: u32 = 256;
@@ -213,13 +213,46 @@ impl Machine {
     /// Completes every read in flight: the folios become uptodate and are
     /// unlocked. The model completes I/O when a task waits on a folio and
     /// at the end of each fault attempt or `read()` call.
+    #[inline]
     pub(crate) fn complete_io<S: EventSink>(&mut self, sink: &mut S) {
-        if self.inflight.is_empty() {
+        if !self.inflight.is_empty() {
+            self.complete_reads(sink);
+        }
+    }
+
+    /// [`Machine::complete_io`] with reads in flight.
+    fn complete_reads<S: EventSink>(&mut self, sink: &mut S) {
+        let inflight = std::mem::take(&mut self.inflight);
+        if let [(index, _)] = inflight[..] {
+            // One read: a fault's own folio.
+            self.cache.folio_end_read(index, sink);
+            self.inflight = inflight;
+            self.inflight.clear();
             return;
         }
-        let inflight = std::mem::take(&mut self.inflight);
-        for (index, _) in inflight.iter().copied() {
+        let mut j = 0;
+        while j < inflight.len() {
+            let (index, order) = inflight[j];
+            // The fast path: consecutive order-0 folios in one leaf (order-0
+            // readahead) are completed together, the leaf found once. A
+            // single read, a fault's, takes the plain path at no extra cost.
+            let next = inflight.get(j + 1).copied();
+            if self.fast_paths && order == 0 && next == Some((index + 1, 0)) {
+                let k = order0_run_in_leaf(&inflight[j..]);
+                if k > 1 && self.cache.end_read_order0_run(index, k) {
+                    for i in index..index + k as u64 {
+                        sink.emit(Event::FolioUptodate { index: i, order: 0 });
+                    }
+                } else {
+                    for &(i, _) in &inflight[j..j + k] {
+                        self.cache.folio_end_read(i, sink);
+                    }
+                }
+                j += k;
+                continue;
+            }
             self.cache.folio_end_read(index, sink);
+            j += 1;
         }
         self.inflight = inflight;
         self.inflight.clear();
@@ -372,4 +405,16 @@ impl Machine {
     pub fn ra_pages(&self) -> u64 {
         self.ra.ra_pages
     }
+}
+
+/// How many of `reads`' first entries are order-0 folios at consecutive
+/// indices in the leaf of the first: at least one.
+fn order0_run_in_leaf(reads: &[(u64, u8)]) -> usize {
+    let first = reads[0].0;
+    let leaf_end = (first | (XA_CHUNK_SIZE as u64 - 1)) + 1;
+    1 + reads[1..]
+        .iter()
+        .zip(first + 1..leaf_end)
+        .take_while(|&(&(i, o), want)| o == 0 && i == want)
+        .count()
 }

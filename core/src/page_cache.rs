@@ -332,6 +332,39 @@ impl AddressSpace {
         }
     }
 
+    /// [`AddressSpace::folio_end_read`] of the `k` order-0 folios from
+    /// `first` on, when they lie in one leaf: the same flags, fingerprint
+    /// and leaf versions as `k` calls, the leaf found once. False, with
+    /// nothing done, when any of those slots holds something else. The
+    /// caller emits the events.
+    pub(crate) fn end_read_order0_run(&mut self, first: u64, k: usize) -> bool {
+        let off = (first & (XA_CHUNK_SIZE as u64 - 1)) as usize;
+        if off + k > XA_CHUNK_SIZE {
+            return false;
+        }
+        let Some(id) = self.xa.leaf_for(first) else {
+            return false;
+        };
+        let all_order0 = self.xa.leaf_slots(id, off, k).iter().all(|&slot| {
+            let p = pointer_payload(slot);
+            p != 0 && Folio::decode_at(first, p).order == 0
+        });
+        if !all_order0 {
+            return false;
+        }
+        let fingerprint = &mut self.fingerprint;
+        self.xa.modify_leaf_pointers(id, off, k, |j, p| {
+            let index = first + j as u64;
+            let mut f = Folio::decode(index, p);
+            f.flags.insert(FolioFlags::UPTODATE);
+            f.flags.remove(FolioFlags::LOCKED);
+            let new = f.encode();
+            *fingerprint ^= entry_hash(index, p << 1) ^ entry_hash(index, new << 1);
+            new
+        });
+        true
+    }
+
     /// `page_cache_next_miss`: the first index at or after `index` with no
     /// folio, within `max_scan`; `index + max_scan` when there is none.
     pub fn page_cache_next_miss(&self, index: u64, max_scan: u64) -> u64 {

@@ -1385,19 +1385,80 @@ impl XArray {
         n.children &= !bits;
         n.full &= !bits;
         n.count += k as u8;
-        let (parent, poff, slot, full) = (
-            n.parent,
-            n.offset as usize,
-            leaf_slot(id, n.version),
-            n.present == u64::MAX,
-        );
-        if parent != NIL {
-            let p = &mut self.nodes[parent as usize];
-            p.version += k as u64;
-            p.slots[poff] = slot;
-        }
+        let full = n.present == u64::MAX;
+        self.count_leaf_writes(id, k as u64);
         if full {
             self.sync_full(id);
+        }
+    }
+
+    /// The leaf that holds `index`'s slot, uncounted: the remembered one,
+    /// or found by a walk from the head. None when the walk ends above
+    /// the leaves (a large entry, or no node).
+    pub(crate) fn leaf_for(&self, index: u64) -> Option<NodeId> {
+        if let Some(h) = self.leaf_hint(index) {
+            return Some(h.id);
+        }
+        if !is_node(self.head) {
+            return None;
+        }
+        let mut id = node_of(self.head);
+        if (index >> self.nodes[id as usize].shift) > node::XA_CHUNK_MASK {
+            return None;
+        }
+        loop {
+            let n = &self.nodes[id as usize];
+            if n.shift == 0 {
+                return Some(id);
+            }
+            let slot = n.slots[((index >> n.shift) & node::XA_CHUNK_MASK) as usize];
+            if !is_node(slot) {
+                return None;
+            }
+            id = node_of(slot);
+        }
+    }
+
+    /// The raw slots `off..off + k` of leaf `id`.
+    pub(crate) fn leaf_slots(&self, id: NodeId, off: usize, k: usize) -> &[u64] {
+        &self.nodes[id as usize].slots[off..off + k]
+    }
+
+    /// Rewrites the pointer entries in slots `off..off + k` of leaf `id`,
+    /// each payload to `f(j, payload)` for its `j`th slot: the node and
+    /// its parent the same as after one `peek_modify_pointer` of each in
+    /// turn. The caller has checked that each slot holds a pointer.
+    pub(crate) fn modify_leaf_pointers(
+        &mut self,
+        id: NodeId,
+        off: usize,
+        k: usize,
+        mut f: impl FnMut(usize, u64) -> u64,
+    ) {
+        let n = &mut self.nodes[id as usize];
+        debug_assert!(n.shift == 0);
+        for (j, slot) in n.slots[off..off + k].iter_mut().enumerate() {
+            let Entry::Pointer(p) = decode(*slot) else {
+                unreachable!("the caller checked for pointers");
+            };
+            let new = f(j, p);
+            debug_assert!(new <= MAX_PAYLOAD && new != 0);
+            *slot = encode(Entry::Pointer(new));
+        }
+        n.version += k as u64;
+        self.count_leaf_writes(id, k as u64);
+    }
+
+    /// [`XArray::count_leaf_write`] for `k` writes to the slots of leaf
+    /// `id` made at once: its parent's version `k` further, and its slot
+    /// for the leaf as the last write leaves it.
+    fn count_leaf_writes(&mut self, id: NodeId, k: u64) {
+        let n = &self.nodes[id as usize];
+        if n.shift == 0 && n.parent != NIL {
+            let (parent, off, slot) = (n.parent, n.offset as usize, leaf_slot(id, n.version));
+            let p = &mut self.nodes[parent as usize];
+            p.version += k;
+            p.slots[off] = slot;
         }
     }
 
