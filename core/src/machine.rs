@@ -223,19 +223,11 @@ impl Machine {
     /// [`Machine::complete_io`] with reads in flight.
     fn complete_reads<S: EventSink>(&mut self, sink: &mut S) {
         let inflight = std::mem::take(&mut self.inflight);
-        if let [(index, _)] = inflight[..] {
-            // One read: a fault's own folio.
-            self.cache.folio_end_read(index, sink);
-            self.inflight = inflight;
-            self.inflight.clear();
-            return;
-        }
         let mut j = 0;
         while j < inflight.len() {
             let (index, order) = inflight[j];
             // The fast path: consecutive order-0 folios in one leaf (order-0
-            // readahead) are completed together, the leaf found once. A
-            // single read, a fault's, takes the plain path at no extra cost.
+            // readahead) are completed together, the leaf found once.
             let next = inflight.get(j + 1).copied();
             if self.fast_paths && order == 0 && next == Some((index + 1, 0)) {
                 let k = order0_run_in_leaf(&inflight[j..]);

@@ -1452,12 +1452,15 @@ impl XArray {
     /// [`XArray::count_leaf_write`] for `k` writes to the slots of leaf
     /// `id` made at once: its parent's version `k` further, and its slot
     /// for the leaf as the last write leaves it.
+    #[inline]
     fn count_leaf_writes(&mut self, id: NodeId, k: u64) {
         let n = &self.nodes[id as usize];
         if n.shift == 0 && n.parent != NIL {
             let (parent, off, slot) = (n.parent, n.offset as usize, leaf_slot(id, n.version));
             let p = &mut self.nodes[parent as usize];
             p.version += k;
+            // Not `set_slot`: the slot still points to the same node, so
+            // no summary changes, and the version is bumped once above.
             p.slots[off] = slot;
         }
     }
@@ -1475,16 +1478,9 @@ impl XArray {
     /// their slots with its own: display code keeps what it counted under
     /// such a node (`view::LeafBins`) without visiting its 64 leaves.
     /// The parent's slot for the leaf carries the leaf's new version.
+    #[inline]
     fn count_leaf_write(&mut self, id: NodeId) {
-        let n = &self.nodes[id as usize];
-        if n.shift == 0 && n.parent != NIL {
-            let (parent, off, slot) = (n.parent, n.offset as usize, leaf_slot(id, n.version));
-            let p = &mut self.nodes[parent as usize];
-            p.version += 1;
-            // Not `set_slot`: the slot still points to the same node, so
-            // no summary changes, and the version is bumped once above.
-            p.slots[off] = slot;
-        }
+        self.count_leaf_writes(id, 1);
     }
 
     /// The slot that points to node `id`: a leaf's carries its version.
