@@ -1358,21 +1358,27 @@ impl XArray {
             .count()
     }
 
-    /// Stores pointer entries with `payloads` into the NULL slots of leaf
-    /// `id` from `off` on: the node the same as after one `xas_store` of
-    /// each in turn (`XaState::store` on a leaf slot), its parent's
-    /// version and slot as `count_leaf_write` leaves them after the last.
-    /// The caller counts the stores.
-    pub(crate) fn fill_leaf(&mut self, id: NodeId, off: usize, payloads: &[u64]) {
-        let k = payloads.len();
+    /// Stores `k` pointer entries into the NULL slots of leaf `id` from
+    /// `off` on, the `j`th with payload `payload(j)`, called in order: the
+    /// node the same as after one `xas_store` of each in turn
+    /// (`XaState::store` on a leaf slot), its parent's version and slot as
+    /// `count_leaf_write` leaves them after the last. The caller counts
+    /// the stores.
+    pub(crate) fn fill_leaf(
+        &mut self,
+        id: NodeId,
+        off: usize,
+        k: usize,
+        mut payload: impl FnMut(usize) -> u64,
+    ) {
         if k == 0 {
             return;
         }
         let n = &mut self.nodes[id as usize];
         debug_assert!(n.shift == 0 && off + k <= XA_CHUNK_SIZE);
         debug_assert!(n.slots[off..off + k].iter().all(|&s| s == 0));
-        for (slot, &p) in n.slots[off..off + k].iter_mut().zip(payloads) {
-            *slot = encode(Entry::Pointer(p));
+        for (j, slot) in n.slots[off..off + k].iter_mut().enumerate() {
+            *slot = encode(Entry::Pointer(payload(j)));
         }
         n.version += k as u64;
         let bits = if k == XA_CHUNK_SIZE {
