@@ -348,10 +348,15 @@ impl AddressSpace {
         let Some(id) = self.xa.leaf_for(first) else {
             return false;
         };
-        let all_order0 = self.xa.leaf_slots(id, off, k).iter().all(|&slot| {
-            let p = pointer_payload(slot);
-            p != 0 && Folio::decode_at(first, p).order == 0
-        });
+        let all_order0 =
+            self.xa
+                .leaf_slots(id, off, k)
+                .iter()
+                .zip(first..)
+                .all(|(&slot, index)| {
+                    let p = pointer_payload(slot);
+                    p != 0 && Folio::decode(index, p).order == 0
+                });
         if !all_order0 {
             return false;
         }

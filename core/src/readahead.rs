@@ -19,6 +19,7 @@ use crate::kernel::Patch;
 use crate::machine::{Gfp, Machine};
 use crate::page_cache::AddError;
 use crate::tracepoint::{RaFields, Tracepoint};
+use crate::xarray::XA_CHUNK_SIZE;
 
 /// `struct file_ra_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -273,10 +274,10 @@ impl Machine {
         }
         let leaf = self.cache.xa.hinted_leaf(at)?;
         let (_, depth, off) = leaf;
-        let k = self
-            .cache
-            .xa
-            .empty_slots_from(leaf.0, off, left.min(u64::from(u32::MAX)) as usize);
+        // A leaf has 64 slots: `left` past that adds nothing, and the
+        // bound fits a usize on wasm32.
+        let max = left.min(XA_CHUNK_SIZE as u64) as usize;
+        let k = self.cache.xa.empty_slots_from(leaf.0, off, max);
         if k == 0 {
             return None;
         }
