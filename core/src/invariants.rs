@@ -637,8 +637,8 @@ proptest! {
 
     /// A timeline whose checkpoints are left for later seeks from the
     /// start until an index builder's run sets them; then it holds what a
-    /// timeline indexed as it ran holds, and a simulation moved before
-    /// still lands right.
+    /// timeline indexed as it ran holds, with checkpoints as close or
+    /// closer, and a simulation moved before still lands right.
     #[test]
     fn a_timeline_indexed_later_seeks_as_one_indexed_as_it_runs(cfg in config(), frac in 0.0f64..1.0, slice in 1u64..5000) {
         let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
@@ -666,8 +666,9 @@ proptest! {
         }
         later.set_index(builder);
         prop_assert!(later.is_indexed() && later.index_builder(budget).is_none());
-        prop_assert_eq!(later.interval(), now.interval());
-        prop_assert_eq!(later.checkpoint_bytes(), now.checkpoint_bytes());
+        // The second run may take closer checkpoints than a build does
+        // (`MIN_INTERVAL_LATER`), never fewer.
+        prop_assert!(later.interval() <= now.interval(), "{} > {}", later.interval(), now.interval());
         for to in [target, len / 2, 0, len, target / 3, len * 2 / 3, target] {
             later.seek(&mut moved, to);
             let want = now.machine_at(to);

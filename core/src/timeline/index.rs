@@ -89,6 +89,44 @@ fn beyond(len: u64) -> u64 {
     (len + 1).next_power_of_two()
 }
 
+/// The interval a run of `len` accesses starts with: about 512
+/// checkpoints over the run, and no closer than `min` accesses. The
+/// budget doubles it as the run goes when the checkpoints outgrow it.
+fn first_interval(len: u64, min: u64) -> u64 {
+    (len / 512).max(min).next_power_of_two()
+}
+
+/// The least interval of checkpoints taken as a run is built. Checkpoints
+/// share unchanged xarray and page-table chunks, so they can be close: a
+/// seek replays at most an interval. At least 1024, not 256 as before
+/// 2026-12-04: a short run of random accesses over a large file writes
+/// new nodes and PTE chunks at almost every access, so its checkpoints
+/// copy most of what they hold, and the first touches of that memory
+/// were a large part of a build in the browser. On the 16 GiB link
+/// (41,944 accesses) its checkpoints take 59.7 MB a kernel instead of
+/// 86.5, and in Chromium its first render took 489 against 533 ms
+/// (median of 12 loads each, alternated); its seeks replayed more
+/// (natively, the timing test's jumps 0.50 against 0.35 ms on average).
+/// A run of costlier accesses (16 GiB read in 1 MiB blocks) seeks in
+/// 0.07 ms. Runs of 512K accesses or more start at len / 512.
+const MIN_INTERVAL_AS_IT_RUNS: u64 = 1024;
+
+/// The least interval of checkpoints taken by a second run, after the
+/// timeline is drawn ([`Indexing::Later`]): that run is not part of the
+/// first render, so its checkpoints can be closer, for shorter seeks.
+/// The 16 GiB link, natively (both kernels, the timing test's 40 jumps,
+/// 2026-12-06): seeks replay 86 instead of 145 M instructions (callgrind),
+/// median 0.83 against 1.10 ms a jump, and in wasm under Node 1.51
+/// against 2.08 ms; its checkpoints take 74.1 MB a kernel instead of
+/// 59.7, and the second run 135 against 119 ms. In Chromium, five
+/// alternated rounds of those jumps: median work 10.9 against 11.3 ms,
+/// p95 12.6 against 14.2; the link's `folioscope-warm` mark came at 732
+/// against 680 ms (8 loads each), its first render unchanged. A 16 GiB
+/// random timeline's peak (`cargo xtask bench`) is 111.6 MB instead of
+/// 97.7. At 256 its checkpoints took 86.5 MB a kernel, which left that
+/// peak too close to its 128 MB bound.
+const MIN_INTERVAL_LATER: u64 = 512;
+
 /// Takes a run's checkpoints as it goes.
 #[derive(Debug)]
 pub(crate) struct Checkpointer {
@@ -103,28 +141,26 @@ impl Checkpointer {
     /// Takes the checkpoint of `m` at the start of a run of `len`
     /// accesses, and plans the others as `indexing` says.
     pub fn new(m: &mut Machine, len: u64, indexing: Indexing) -> Self {
-        let (interval, budget_bytes) = match indexing {
-            // Checkpoints share unchanged xarray and page-table chunks, so
-            // they can be close: a seek replays at most `interval`
-            // accesses. At least 1024, not 256 as before 2026-12-04: a
-            // short run of random accesses over a large file writes new
-            // nodes and PTE chunks at almost every access, so its
-            // checkpoints copy most of what they hold, and the first
-            // touches of that memory were a large part of a build in the
-            // browser. On the 16 GiB link (41,944 accesses) its
-            // checkpoints take 59.7 MB a kernel instead of 86.5, and in
-            // Chromium its first render took 489 against 533 ms (median
-            // of 12 loads each, alternated). Its seeks replay more:
-            // natively, the timing test's jumps take 0.50 against 0.35 ms
-            // on average, and in e2e 06 its jump median rose by about half
-            // a millisecond. A run of costlier accesses (16 GiB read in
-            // 1 MiB blocks) seeks in 0.07 ms. Runs of 512K accesses or
-            // more keep their interval.
-            Indexing::AsItRuns { budget_bytes } => {
-                ((len / 512).max(1024).next_power_of_two(), budget_bytes)
-            }
-            Indexing::Later => (beyond(len), usize::MAX),
-        };
+        match indexing {
+            Indexing::AsItRuns { budget_bytes } => Self::every(
+                m,
+                first_interval(len, MIN_INTERVAL_AS_IT_RUNS),
+                budget_bytes,
+            ),
+            Indexing::Later => Self::every(m, beyond(len), usize::MAX),
+        }
+    }
+
+    /// The checkpointer of a second run ([`IndexBuilder`]), which indexes
+    /// a timeline after it was drawn: its checkpoints may be closer than
+    /// a build's ([`MIN_INTERVAL_LATER`]).
+    fn for_second_run(m: &mut Machine, len: u64, budget_bytes: usize) -> Self {
+        Self::every(m, first_interval(len, MIN_INTERVAL_LATER), budget_bytes)
+    }
+
+    /// Takes the checkpoint of `m` at the start, and plans one every
+    /// `interval` accesses within `budget_bytes`.
+    fn every(m: &mut Machine, interval: u64, budget_bytes: usize) -> Self {
         let mut stores = Stores::default();
         let first = Rc::new(Checkpoint::take(m, &mut stores));
         Checkpointer {
@@ -192,8 +228,7 @@ impl IndexBuilder {
     pub(crate) fn new(cfg: Config, budget_bytes: usize) -> Self {
         let mut sim = Simulation::new(cfg);
         let len = sim.len();
-        let checkpointer =
-            Checkpointer::new(sim.machine_mut(), len, Indexing::AsItRuns { budget_bytes });
+        let checkpointer = Checkpointer::for_second_run(sim.machine_mut(), len, budget_bytes);
         IndexBuilder { sim, checkpointer }
     }
 
