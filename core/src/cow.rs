@@ -358,15 +358,25 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
                 ids[..k].copy_from_slice(store.segments.get(s, k));
                 (p, k)
             });
-            for c in chunks.clone() {
-                let k = c % SEGMENT;
-                let shared = prev_ids.is_some_and(|(p, have)| {
-                    k < have && written & (1 << k) == 0 && p.covers_alike(len, (c + 1) * N)
-                });
-                if !shared {
-                    ids[k] = store.chunks.put(&self.items[self.chunk_range(c)]);
-                    copied += 1;
-                }
+            // The chunks shared with the previous copy, as bits, so that
+            // the walk below visits only the ones it copies (as in
+            // `thaw_into`): the previous copy's chunks at their places,
+            // not written since, and covering the same items in both.
+            let shared = prev_ids.map_or(0, |(p, have)| {
+                let alike = if p.len == len {
+                    chunks.len()
+                } else {
+                    (p.len.min(len) / N).saturating_sub(g * SEGMENT)
+                };
+                low_bits(have.min(alike)) & !written
+            });
+            let mut copy = low_bits(chunks.len()) & !shared;
+            while copy != 0 {
+                let k = copy.trailing_zeros() as usize;
+                copy &= copy - 1;
+                let c = g * SEGMENT + k;
+                ids[k] = store.chunks.put(&self.items[self.chunk_range(c)]);
+                copied += 1;
             }
             segments.push(store.segments.put(&ids[..chunks.len()]));
             new_segments += 1;
