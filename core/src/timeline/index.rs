@@ -103,8 +103,9 @@ fn first_interval(len: u64, min: u64) -> u64 {
 /// new nodes and PTE chunks at almost every access, so its checkpoints
 /// copy most of what they hold, and the first touches of that memory
 /// were a large part of a build in the browser. On the 16 GiB link
-/// (41,944 accesses) its checkpoints take 59.7 MB a kernel instead of
-/// 86.5, and in Chromium its first render took 489 against 533 ms
+/// (41,944 accesses, then indexed as it ran) its checkpoints took 59.7
+/// MB a kernel instead of 86.5, and in Chromium its first render took
+/// 489 against 533 ms
 /// (median of 12 loads each, alternated); its seeks replayed more
 /// (natively, the timing test's jumps 0.50 against 0.35 ms on average).
 /// A run of costlier accesses (16 GiB read in 1 MiB blocks) seeks in
@@ -121,7 +122,8 @@ const MIN_INTERVAL_AS_IT_RUNS: u64 = 1024;
 /// 59.7, and the second run 135 against 119 ms. In Chromium, five
 /// alternated rounds of those jumps: median work 10.9 against 11.3 ms,
 /// p95 12.6 against 14.2; the link's `folioscope-warm` mark came at 732
-/// against 680 ms (8 loads each), its first render unchanged. A 16 GiB
+/// against 680 ms (8 loads each; 688 against 664 once freezes walked only
+/// the chunks they copy), its first render unchanged. A 16 GiB
 /// random timeline's peak (`cargo xtask bench`) is 111.6 MB instead of
 /// 97.7. At 256 its checkpoints took 86.5 MB a kernel, which left that
 /// peak too close to its 128 MB bound.
