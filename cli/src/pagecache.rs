@@ -4,6 +4,7 @@
 //! read from /proc/self/pagemap and /proc/kpageflags. `folioscope probe`
 //! and `folioscope record` both measure with these. Linux only.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
@@ -133,6 +134,26 @@ pub fn runs(map: &[u8]) -> Vec<[u64; 2]> {
     out
 }
 
+/// Adds the folio of order `order` at page `index` to `runs` of
+/// equal-order folios `[start, order, count]`, after the last one.
+pub fn push_folio(runs: &mut Vec<[u64; 3]>, index: u64, order: u64) {
+    match runs.last_mut() {
+        Some(r) if r[1] == order && r[0] + (r[2] << r[1]) == index => r[2] += 1,
+        _ => runs.push([index, order, 1]),
+    }
+}
+
+/// The folio layout of a page cache given as folio index to order (what
+/// the kernel's add and delete events leave), as runs `[start, order,
+/// count]`: the shape [`folio_layout`] reads from the kernel.
+pub fn folio_runs(cache: &BTreeMap<u64, u8>) -> Vec<[u64; 3]> {
+    let mut out = Vec::new();
+    for (&index, &order) in cache {
+        push_folio(&mut out, index, order as u64);
+    }
+    out
+}
+
 /// Folio orders of the resident pages, as runs `[start, order, count]`.
 pub fn folio_layout(file: &File, len: u64, page: usize, resident: &[u8]) -> Result<Vec<[u64; 3]>> {
     // A second mapping with MADV_RANDOM: touching resident pages here maps
@@ -199,11 +220,7 @@ pub fn folio_layout(file: &File, len: u64, page: usize, resident: &[u8]) -> Resu
         if !size.is_power_of_two() || i % size != 0 {
             bail!("page {i} heads a folio of {size} pages, which is not a natural folio");
         }
-        let order = size.trailing_zeros() as u64;
-        match out.last_mut() {
-            Some(r) if r[1] == order && r[0] + (r[2] << r[1]) == i as u64 => r[2] += 1,
-            _ => out.push([i as u64, order, 1]),
-        }
+        push_folio(&mut out, i as u64, size.trailing_zeros() as u64);
         i += size;
     }
     Ok(out)

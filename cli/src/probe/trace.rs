@@ -42,15 +42,7 @@ impl Traced {
                 _ => {}
             }
         }
-        let mut out: Vec<[u64; 3]> = Vec::new();
-        for (&index, &order) in &cache {
-            let order = order as u64;
-            match out.last_mut() {
-                Some(r) if r[1] == order && r[0] + (r[2] << r[1]) == index => r[2] += 1,
-                _ => out.push([index, order, 1]),
-            }
-        }
-        out
+        crate::pagecache::folio_runs(&cache)
     }
 }
 
