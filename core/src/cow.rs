@@ -449,16 +449,19 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
             // below visits only the chunks it copies: with chunks of one
             // node, a 16 GiB file's thaw met some 30,000 of them to copy
             // a few thousand.
-            let mut kept = low_bits(present_chunks::<N>(g, k_end, n, have)) & !dirty_word;
-            if let Some((o, s)) = origin_seg {
+            let mut kept = match origin_seg {
+                Some(_) => low_bits(present_chunks::<N>(g, k_end, n, have)) & !dirty_word,
+                None => 0,
+            };
+            // The origin's chunk numbers are read only where a chunk may
+            // be kept: not for a segment written through.
+            if let Some((o, s)) = origin_seg.filter(|_| kept != 0) {
                 let origin_ids = store.segments.get(s, o.segment_chunks(g));
                 let mut same = 0u64;
                 for (k, (a, b)) in ids.iter().zip(origin_ids).enumerate() {
                     same |= ((a == b) as u64) << k;
                 }
                 kept &= same;
-            } else {
-                kept = 0;
             }
             let mut copy = low_bits(k_end) & !kept;
             while copy != 0 {

@@ -669,6 +669,10 @@ proptest! {
         // The second run may take closer checkpoints than a build does
         // (`MIN_INTERVAL_LATER`), never fewer.
         prop_assert!(later.interval() <= now.interval(), "{} > {}", later.interval(), now.interval());
+        if later.interval() == now.interval() {
+            // The same checkpoints, then, in the same chunks.
+            prop_assert_eq!(later.checkpoint_bytes(), now.checkpoint_bytes());
+        }
         for to in [target, len / 2, 0, len, target / 3, len * 2 / 3, target] {
             later.seek(&mut moved, to);
             let want = now.machine_at(to);
