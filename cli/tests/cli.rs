@@ -163,9 +163,8 @@ fn exec_alone_switches_it_on() {
 
 #[test]
 fn a_malformed_trace_line_is_named_by_number() {
-    let dir = std::env::temp_dir().join(format!("folioscope-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("t.trace");
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.trace");
     std::fs::write(&trace, "touch 1\n# fine\nread 0 4k\ntuch 3\n").unwrap();
     let arg = format!("trace:{}", trace.display());
     let (code, _, stderr) = folioscope(&["run", "--file-size", "1M", "--pattern", &arg]);

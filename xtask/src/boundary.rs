@@ -153,16 +153,14 @@ mod tests {
 
     #[test]
     fn dependencies_reads_only_the_dependencies_table() {
-        let dir = std::env::temp_dir().join(format!("xtask-boundary-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let manifest = dir.join("Cargo.toml");
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
         std::fs::write(
             &manifest,
             "[package]\nname = \"x\"\n\n[dependencies]\nyew = \"0.23\"\nserde = { version = \"1\" }\n\n[dev-dependencies]\nproptest = \"1\"\n",
         )
         .unwrap();
         let deps = super::dependencies(&manifest).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(deps, ["yew", "serde"]);
     }
 }

@@ -537,27 +537,25 @@ mod tests {
 
     #[test]
     fn a_recording_disturbed_in_every_attempt_gives_no_verdict_and_other_failures_stop() {
-        let dir = std::env::temp_dir().join(format!("xtask-record-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let file = dir.join("f.bin");
         let cmd = vec!["true".to_string()];
         let bin = failing_folioscope(
-            &dir,
+            dir,
             "error: every one of 6 runs was disturbed; the last: at 1.0: kdamond.0-77 deleted page 640 of file 0 from the page cache after its first add (background eviction?)",
         );
-        let o = program(&bin, &dir, "xz -0", &file, &cmd, 128).unwrap();
+        let o = program(&bin, dir, "xz -0", &file, &cmd, 128).unwrap();
         assert!(!o.ok && is_disturbance(&o.summary), "{}", o.summary);
-        let bin = failing_folioscope(&dir, "error: --file: no such file");
-        assert!(program(&bin, &dir, "xz -0", &file, &cmd, 128).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
+        let bin = failing_folioscope(dir, "error: --file: no such file");
+        assert!(program(&bin, dir, "xz -0", &file, &cmd, 128).is_err());
     }
 
     #[test]
     fn a_note_left_by_a_killed_run_puts_the_setting_back() {
-        let dir = std::env::temp_dir().join(format!("xtask-ra-note-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let knob = dir.join("read_ahead_kb");
-        let note = dir.join("read_ahead_kb.to-restore");
+        let dir = tempfile::tempdir().unwrap();
+        let knob = dir.path().join("read_ahead_kb");
+        let note = dir.path().join("read_ahead_kb.to-restore");
         std::fs::write(&knob, "128").unwrap();
         std::fs::write(&note, format!("{}\n8192\n", knob.display())).unwrap();
         restore_from_note(&note).unwrap();
@@ -566,6 +564,5 @@ mod tests {
         // No note: nothing to do.
         restore_from_note(&note).unwrap();
         assert_eq!(std::fs::read_to_string(&knob).unwrap(), "8192");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

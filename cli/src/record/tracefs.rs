@@ -297,8 +297,9 @@ mod tests {
 
     #[test]
     fn a_missing_mount_or_event_is_named() {
-        let dir = std::env::temp_dir().join(format!("folioscope-tracefs-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let tmp = tempfile::tempdir().unwrap();
+        // A path that does not exist yet: tracefs not mounted.
+        let dir = tmp.path().join("tracing");
         assert_eq!(
             root_at(&dir).unwrap_err(),
             format!(
@@ -326,6 +327,5 @@ mod tests {
             check_events(&dir).unwrap_err(),
             "this kernel has no tracepoint exceptions:page_fault_user (needed to record)"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
