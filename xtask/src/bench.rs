@@ -45,7 +45,7 @@
 //!   link whose build is long (16 GiB read backward under
 //!   MADV_SEQUENTIAL, 4,194,304 accesses) under `16gib_seq`, three loads.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
@@ -135,9 +135,7 @@ pub fn bench(real: bool) -> Result<()> {
         "model",
     ]))?;
 
-    step("building the walk example, native and wasm32-wasip1");
-    let native_bin = build_example(WALK_EXAMPLE, None)?;
-    let wasm_file = as_the_app_optimises(&build_example(WALK_EXAMPLE, Some("wasm32-wasip1"))?)?;
+    let (native_bin, wasm_file) = both_ways(WALK_EXAMPLE)?;
 
     step(&format!(
         "the 2 GiB backward MADV_SEQUENTIAL walk, native and wasm, {ROUNDS} rounds alternating"
@@ -228,10 +226,7 @@ pub fn bench(real: bool) -> Result<()> {
 /// code) and its best of three. No target: the first render's target is
 /// the e2e timing test's, and this is the most of it the model takes.
 fn first_build_rows() -> Result<Vec<Row>> {
-    step("building the first_build example, native and wasm32-wasip1");
-    let native_bin = build_example(FIRST_BUILD_EXAMPLE, None)?;
-    let wasm_file =
-        as_the_app_optimises(&build_example(FIRST_BUILD_EXAMPLE, Some("wasm32-wasip1"))?)?;
+    let (native_bin, wasm_file) = both_ways(FIRST_BUILD_EXAMPLE)?;
     step(&format!(
         "the default view's first build (its kernels in lockstep, as the app builds it), native and wasm, {ROUNDS} rounds alternating"
     ));
@@ -277,9 +272,7 @@ fn first_build_rows() -> Result<Vec<Row>> {
 /// the jumps' targets are the e2e timing test's, and this is the part of
 /// each that the model takes, measured outside the browser.
 fn jump_rows() -> Result<Vec<Row>> {
-    step("building the jumps example, native and wasm32-wasip1");
-    let native_bin = build_example(JUMPS_EXAMPLE, None)?;
-    let wasm_file = as_the_app_optimises(&build_example(JUMPS_EXAMPLE, Some("wasm32-wasip1"))?)?;
+    let (native_bin, wasm_file) = both_ways(JUMPS_EXAMPLE)?;
     step(&format!(
         "the 16 GiB comparison's jumps (the timing test's 40, both kernels), native and wasm, {ROUNDS} rounds alternating"
     ));
@@ -379,12 +372,22 @@ const WALK_EXAMPLE: (&str, &str) = ("folioscope-core", "walk");
 const FIRST_BUILD_EXAMPLE: (&str, &str) = ("folioscope-scenario", "first_build");
 const JUMPS_EXAMPLE: (&str, &str) = ("folioscope-scenario", "jumps");
 
+/// Builds `example` (its package and name) natively and for
+/// wasm32-wasip1; returns the native program and the wasm, passed
+/// through wasm-opt as the app's is.
+fn both_ways(example: (&str, &str)) -> Result<(PathBuf, PathBuf)> {
+    step(&format!(
+        "building the {} example, native and wasm32-wasip1",
+        example.1
+    ));
+    let native_bin = build_example(example, None)?;
+    let wasm_file = as_the_app_optimises(&build_example(example, Some("wasm32-wasip1"))?)?;
+    Ok((native_bin, wasm_file))
+}
+
 /// Builds `example` (its package and name) for `target` (the host when
 /// None) and returns the program to run.
-fn build_example(
-    (package, example): (&str, &str),
-    target: Option<&str>,
-) -> Result<std::path::PathBuf> {
+fn build_example((package, example): (&str, &str), target: Option<&str>) -> Result<PathBuf> {
     if let Some(t) = target {
         let installed = output(Command::new("rustup").args(["target", "list", "--installed"]))
             .unwrap_or_default();
@@ -417,7 +420,7 @@ fn build_example(
 /// ([`app_wasm_opt_args`]): the model's code in the app is what binaryen
 /// made of LLVM's. Returns the file written beside `wasm`, or `wasm`
 /// itself when the app's build runs no wasm-opt.
-fn as_the_app_optimises(wasm: &Path) -> Result<std::path::PathBuf> {
+fn as_the_app_optimises(wasm: &Path) -> Result<PathBuf> {
     let html = std::fs::read_to_string(root().join("index.html")).context("reading index.html")?;
     let Some(args) = app_wasm_opt_args(&html)? else {
         return Ok(wasm.to_path_buf());
