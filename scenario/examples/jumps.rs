@@ -91,6 +91,9 @@ fn main() {
         }
     }
     let len = timelines[0].len();
+    if len == 0 {
+        fail("the link's run has no accesses to jump between");
+    }
     let span = Span {
         first: 0,
         end: cfgs[0].file_size / cfgs[0].page_size.bytes(),
