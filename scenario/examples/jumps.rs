@@ -6,8 +6,9 @@
 //! the checkpoints a short run leaves for later), for a link's query or,
 //! when none is given, the timing test's 16 GiB comparison. Then, in each
 //! of `ROUNDS` rounds (3 when none is given), it makes the jumps of that
-//! test (`e2e/tests/06-timing.mjs`): two cold ones, to the last access and
-//! to the first, then forty over the run, each kernel's simulation sought
+//! test (`e2e/tests/06-timing.mjs`): two cold ones, to the step before
+//! the last access and back to the start, then forty over the run, each
+//! kernel's simulation sought
 //! from where the jump before left it, and the bins of a strip of
 //! `COLUMNS` columns (1102, the test's window 1400 pixels wide) counted
 //! afresh from the counts it kept. It prints the median of the timed
