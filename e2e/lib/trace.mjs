@@ -35,3 +35,28 @@ export function onMainThread(events) {
   const main = mains.find((m) => events.some((e) => e.name === 'TimeStamp' && same(m)(e))) || mains[0];
   return main ? events.filter(same(main)) : [];
 }
+
+/// The page's WebAssembly memory, in MB (to one decimal): the largest
+/// `WebAssembly.Memory` the page holds, found through the DevTools
+/// protocol, so the app exposes nothing for it. A wasm memory only ever
+/// grows, so this is the peak of the app's heap so far, all kernels'
+/// timelines, seekers and caches together (the JS heap and the DOM
+/// aside).
+export async function wasmMemoryMb(page) {
+  const cdp = await page.context().newCDPSession(page);
+  const objectGroup = 'wasm-memory';
+  try {
+    const { result: proto } = await cdp.send('Runtime.evaluate', { expression: 'WebAssembly.Memory.prototype', objectGroup });
+    const { objects } = await cdp.send('Runtime.queryObjects', { prototypeObjectId: proto.objectId, objectGroup });
+    const { result } = await cdp.send('Runtime.callFunctionOn', {
+      objectId: objects.objectId,
+      functionDeclaration: 'function () { return this.map((m) => m.buffer.byteLength); }',
+      returnByValue: true,
+    });
+    const bytes = Math.max(0, ...result.value);
+    return Math.round(bytes / 1048576 * 10) / 10;
+  } finally {
+    await cdp.send('Runtime.releaseObjectGroup', { objectGroup });
+    await cdp.detach();
+  }
+}

@@ -14,7 +14,8 @@
 // target/e2e/timing.json (the 16 GiB ones under `16gib`, and its play
 // at 1920×1080, where the ra panels are in sight, under `16gib_1920`;
 // the first render of a link whose build is long, a backward
-// MADV_SEQUENTIAL walk of 16 GiB, under `16gib_seq`), not asserted:
+// MADV_SEQUENTIAL walk of 16 GiB, under `16gib_seq`), with the app's
+// wasm memory after each view's measures (`wasm_memory_mb`), not asserted:
 // speed targets are checked by `cargo xtask bench`, which reads that
 // file, not in tests. Before each of the three measures of jumps and
 // play, the page times a fixed loop of plain JavaScript (`host_loop_ms`):
@@ -23,7 +24,7 @@
 // long within minutes.
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIG, onMainThread, traced } from '../lib/trace.mjs';
+import { BIG, onMainThread, traced, wasmMemoryMb } from '../lib/trace.mjs';
 
 /// Main-thread work between consecutive console.timeStamp marks, in ms.
 function workBetweenMarks(events, mark) {
@@ -255,11 +256,15 @@ async function measure(page, expect) {
   const play = await playFigures(page, expect);
   const first = await firstRender(page);
   expect(first.ready !== null, 'the app marked when its view was ready');
+  const wasmMb = await wasmMemoryMb(page);
+  expect(wasmMb > 0, 'the page holds the app\'s wasm memory');
   return {
     first,
     figures: {
       accesses: jumps.result,
       host_loop_ms: hostLoop,
+      // After all of the above: its peak, a wasm memory never shrinking.
+      wasm_memory_mb: wasmMb,
       jump_work_ms: { median: r1(q(perJump, 0.5)), p95: r1(q(perJump, 0.95)), max: r1(Math.max(...perJump)) },
       jumps_over_16ms: perJump.filter((v) => v > 16).length,
       cold_jumps_ms: cold.map(r1),
@@ -307,9 +312,13 @@ export async function run({ newPage, expect, log, outDir, settled }) {
   const accesses = await longPage.evaluate(() => Number(document.querySelector('[data-testid="scrubber"]').max));
   expect(accesses === LONG_ACCESSES, `the long link has ${accesses} accesses`);
   const longFirst = await firstRender(longPage);
+  // Once warm (its checkpoints taken, a jump rehearsed), as the user
+  // first finds it.
+  const longWasmMb = await wasmMemoryMb(longPage);
   await longPage.context().close();
   const long = {
     accesses,
+    wasm_memory_mb: longWasmMb,
     ...firstRenderFigures([longFirst, ...await moreFirstRenders(newPage, LONG, LONG_LOADS - 1)]),
   };
   log('16 GiB backward sequential link: ' + JSON.stringify(long));
