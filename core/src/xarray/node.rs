@@ -213,9 +213,8 @@ impl crate::cow::Frozenable for Node {
     }
 
     fn unpack_push(words: &[u64], n: usize, out: &mut Vec<Node>) {
-        // Made empty in place, then filled: a node built apart and pushed
-        // was written three times over (in wasm, a thaw that grows the
-        // arena took about a tenth longer that way).
+        // Made empty in place, then filled: a node built apart and then
+        // pushed is written three times over (made, filled, moved).
         let start = out.len();
         out.resize(start + n, Node::new(0, 0, 0));
         let mut at = 0;
