@@ -235,19 +235,29 @@ impl<T: Clone, const N: usize> Slots<T, N> {
 /// Packed chunks of any length, in blocks of words that never move: a
 /// block is allocated full size and only ever filled, so a chunk's
 /// memory stays where it was written, and a large store never copies
-/// itself to grow. A freed chunk's words are reused by a later chunk of
-/// the same length.
+/// itself to grow. The words a sweep frees go to the next chunk that
+/// fits in them, the tightest fit first, so that they are never left
+/// for want of a chunk of the very same length.
 #[derive(Debug, Default)]
 struct PackedSlots {
     blocks: Vec<Vec<u64>>,
-    /// Each slot's block, offset and length in words.
-    places: Vec<(u32, u32, u32)>,
+    /// Each slot's block, offset, length and room, in words: a chunk put
+    /// in freed words may leave some of them unused.
+    places: Vec<Place>,
     /// Slots freed by a sweep, reused before new ones.
     free: Vec<u32>,
-    /// Words freed by a sweep, by length: (block, offset).
+    /// Words freed by a sweep, by their room: (block, offset).
     holes: Vec<Vec<(u32, u32)>>,
-    /// Words of the slots in use.
+    /// Words held by the slots in use, their unused room included.
     used_words: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    block: u32,
+    offset: u32,
+    len: u32,
+    room: u32,
 }
 
 impl PackedSlots {
@@ -257,12 +267,18 @@ impl PackedSlots {
     /// A slot holding `words`, which it copies.
     fn put(&mut self, words: &[u64]) -> u32 {
         let len = words.len();
-        let reused = self.holes.get_mut(len).and_then(Vec::pop);
-        let (b, o) = match reused {
-            Some((b, o)) => {
-                let at = o as usize;
-                self.blocks[b as usize][at..at + len].copy_from_slice(words);
-                (b, o)
+        let freed =
+            (len..self.holes.len()).find_map(|room| self.holes[room].pop().map(|at| (at, room)));
+        let place = match freed {
+            Some(((block, offset), room)) => {
+                let at = offset as usize;
+                self.blocks[block as usize][at..at + len].copy_from_slice(words);
+                Place {
+                    block,
+                    offset,
+                    len: len as u32,
+                    room: room as u32,
+                }
             }
             None => {
                 if self
@@ -274,13 +290,17 @@ impl PackedSlots {
                         .push(Vec::with_capacity(Self::BLOCK_WORDS.max(len)));
                 }
                 let block = self.blocks.last_mut().expect("a block with room");
-                let o = block.len() as u32;
+                let offset = block.len() as u32;
                 block.extend_from_slice(words);
-                ((self.blocks.len() - 1) as u32, o)
+                Place {
+                    block: (self.blocks.len() - 1) as u32,
+                    offset,
+                    len: len as u32,
+                    room: len as u32,
+                }
             }
         };
-        self.used_words += len;
-        let place = (b, o, len as u32);
+        self.used_words += place.room as usize;
         match self.free.pop() {
             Some(s) => {
                 self.places[s as usize] = place;
@@ -296,8 +316,8 @@ impl PackedSlots {
     /// The words of slot `s`.
     #[inline]
     fn get(&self, s: u32) -> &[u64] {
-        let (b, o, len) = self.places[s as usize];
-        &self.blocks[b as usize][o as usize..(o + len) as usize]
+        let p = self.places[s as usize];
+        &self.blocks[p.block as usize][p.offset as usize..(p.offset + p.len) as usize]
     }
 
     /// Slots made, free or not.
@@ -306,21 +326,21 @@ impl PackedSlots {
     }
 
     /// Frees every slot not marked, and not free already, keeping its
-    /// words for a chunk of the same length.
+    /// words for a later chunk that fits in them.
     fn free_unmarked(&mut self, mut marked: Vec<bool>) {
         for &s in &self.free {
             marked[s as usize] = true;
         }
-        for (s, &(b, o, len)) in self.places.iter().enumerate() {
+        for (s, p) in self.places.iter().enumerate() {
             if marked[s] {
                 continue;
             }
-            let len = len as usize;
-            if self.holes.len() <= len {
-                self.holes.resize_with(len + 1, Vec::new);
+            let room = p.room as usize;
+            if self.holes.len() <= room {
+                self.holes.resize_with(room + 1, Vec::new);
             }
-            self.holes[len].push((b, o));
-            self.used_words -= len;
+            self.holes[room].push((p.block, p.offset));
+            self.used_words -= room;
             self.free.push(s as u32);
         }
     }
@@ -902,6 +922,36 @@ mod tests {
             let back = TrackedVec::thaw(f, &store);
             assert_eq!((back[0], back[4], back.len()), (x, 0, 8));
         }
+    }
+
+    #[test]
+    fn freed_words_take_a_shorter_chunk_the_tightest_fit_first() {
+        let mut slots = PackedSlots::default();
+        let (a, b, c) = (slots.put(&[1; 5]), slots.put(&[2; 3]), slots.put(&[3; 4]));
+        assert_eq!(slots.used_words, 12);
+        // Free the chunks of 5 and 3 words; the one of 4 stays.
+        let mut keep = vec![false; slots.made()];
+        keep[c as usize] = true;
+        slots.free_unmarked(keep);
+        assert_eq!(slots.used_words, 4);
+        let grown = slots.blocks[0].len();
+        let d = slots.put(&[4; 2]);
+        assert_eq!(slots.get(d), &[4, 4]);
+        assert_eq!(slots.used_words, 4 + 3, "in the 3 freed words, all held");
+        let e = slots.put(&[5; 4]);
+        assert_eq!(slots.get(e), &[5; 4]);
+        assert_eq!(slots.blocks[0].len(), grown, "both went in freed words");
+        assert_eq!(slots.get(c), &[3; 4]);
+        assert!(
+            [a, b].contains(&d) && [a, b].contains(&e),
+            "their slots reused"
+        );
+        // Freed again, the 3 words hold a chunk of 3 once more.
+        let mut keep = vec![true; slots.made()];
+        keep[d as usize] = false;
+        slots.free_unmarked(keep);
+        let f = slots.put(&[6; 3]);
+        assert_eq!((slots.get(f), slots.blocks[0].len()), (&[6; 3][..], grown));
     }
 
     #[test]
