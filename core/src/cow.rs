@@ -14,14 +14,17 @@
 //! 16 GiB file a word a node however little changed.
 //!
 //! A frozen chunk is packed into words ([`Frozenable`]): an xarray node
-//! keeps its head and only the slots that hold something. On the 16 GiB
+//! keeps its head and only the slots that hold something, and a chunk of
+//! PTE words with few of them set keeps only those. On the 16 GiB
 //! comparison, whose nodes hold 9 to 11 entries of 64, a kernel's
-//! timeline peaked at 84.5 MB instead of 111.6 (natively, the walk
-//! example), and the app's wasm memory after the timing test's jumps and
-//! play at 232 MB instead of 285 (2026-12-06); its jumps took the same
-//! time in Chromium (the thaws against the strips' bins in CPU profiles
-//! of the 40 jumps, three of each build). A leaf full of page-sized
-//! folios (a file read whole) packs to a little more than it is.
+//! timeline peaked at 84.5 MB instead of 111.6 with nodes packed, and at
+//! 66.0 MB with the PTE words too (natively, the walk example); the
+//! app's wasm memory after the timing test's jumps and play came to 232
+//! and then 199 MB instead of 285 (2026-12-06). With nodes packed, its
+//! jumps took the same time in Chromium (the thaws against the strips'
+//! bins in CPU profiles of the 40 jumps, three of each build). A leaf
+//! full of page-sized folios (a file read whole) packs to a little more
+//! than it is.
 //!
 //! Chunks and segments are slots of the store, named by number, not
 //! reference-counted allocations: a freeze of a written segment copies
@@ -138,17 +141,53 @@ macro_rules! frozen_as_words {
 }
 frozen_as_words!(u8, u16, u32);
 
-/// A word is its own packed form, copied whole: the page tables' bits
-/// (and an item by item loop, in the app's wasm, would be no copy).
+/// Words, as the page tables' bits are: a chunk with few words set (a
+/// random walk maps a page here and a few there) keeps a bit a word for
+/// which are set, then those words; any other chunk is copied whole, at
+/// its own length, which is how `unpack` tells the two apart. On the
+/// 16 GiB comparison most of a checkpoint's PTE chunks hold a few set
+/// words of 128. An item by item loop where a whole copy does would be
+/// no copy in the app's wasm: the 16 GiB jumps took about 3% longer so.
 impl Frozenable for u64 {
     fn pack(items: &[Self], out: &mut Vec<u64>) {
-        out.extend_from_slice(items);
+        let masks = items.len().div_ceil(64);
+        let set = items.iter().filter(|&&w| w != 0).count();
+        if masks + set >= items.len() {
+            out.extend_from_slice(items);
+            return;
+        }
+        for block in items.chunks(64) {
+            let mut mask = 0u64;
+            for (i, &w) in block.iter().enumerate() {
+                mask |= u64::from(w != 0) << i;
+            }
+            out.push(mask);
+        }
+        out.extend(items.iter().copied().filter(|&w| w != 0));
     }
+
     fn unpack(words: &[u64], out: &mut [Self]) {
-        out.copy_from_slice(&words[..out.len()]);
+        if words.len() == out.len() {
+            out.copy_from_slice(words);
+            return;
+        }
+        out.fill(0);
+        let masks = out.len().div_ceil(64);
+        let mut next = masks;
+        for (j, &mask) in words[..masks].iter().enumerate() {
+            let mut rest = mask;
+            while rest != 0 {
+                out[j * 64 + rest.trailing_zeros() as usize] = words[next];
+                next += 1;
+                rest &= rest - 1;
+            }
+        }
     }
+
     fn unpack_push(words: &[u64], n: usize, out: &mut Vec<Self>) {
-        out.extend_from_slice(&words[..n]);
+        let start = out.len();
+        out.resize(start + n, 0);
+        Self::unpack(words, &mut out[start..]);
     }
 }
 
@@ -895,7 +934,8 @@ mod tests {
     fn a_sweep_frees_what_no_kept_copy_reaches_and_the_next_freeze_reuses_it() {
         // Two chunks of 4 in one segment.
         let mut store = Store::default();
-        let mut v: TrackedVec<u64, 4> = TrackedVec::filled(0, 8);
+        // Words of 9, none unset: chunks kept whole.
+        let mut v: TrackedVec<u64, 4> = TrackedVec::filled(9, 8);
         let a = v.freeze(&mut store);
         v[0] = 1;
         let b = v.freeze(&mut store);
@@ -918,9 +958,9 @@ mod tests {
             (4, 3),
             "d took b's slots"
         );
-        for (f, x) in [(&a, 0), (&c, 2), (&d, 3)] {
+        for (f, x) in [(&a, 9), (&c, 2), (&d, 3)] {
             let back = TrackedVec::thaw(f, &store);
-            assert_eq!((back[0], back[4], back.len()), (x, 0, 8));
+            assert_eq!((back[0], back[4], back.len()), (x, 9, 8));
         }
     }
 
@@ -1004,6 +1044,31 @@ mod tests {
         seeker.push(10);
         assert_eq!(seeker.thaw_into(&long, &store), 75 - 2);
         assert!(seeker == v);
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        /// A chunk of words packs to no more than itself, sparse or not,
+        /// and unpacks to itself over any words or onto a vector's end.
+        #[test]
+        fn words_pack_to_at_most_themselves_and_back(
+            chunk in proptest::collection::vec(
+                proptest::prop_oneof![3 => proptest::strategy::Just(0u64), 1 => proptest::prelude::any::<u64>()],
+                1..=128,
+            ),
+            junk in proptest::prelude::any::<u64>(),
+        ) {
+            let mut packed = Vec::new();
+            u64::pack(&chunk, &mut packed);
+            let set = chunk.iter().filter(|&&w| w != 0).count();
+            proptest::prop_assert_eq!(packed.len(), chunk.len().min(chunk.len().div_ceil(64) + set));
+            let mut over = vec![junk; chunk.len()];
+            u64::unpack(&packed, &mut over);
+            proptest::prop_assert_eq!(&over, &chunk);
+            let mut pushed = vec![junk];
+            u64::unpack_push(&packed, chunk.len(), &mut pushed);
+            proptest::prop_assert_eq!(&pushed[1..], &chunk[..]);
+        }
     }
 
     #[cfg(not(target_arch = "wasm32"))]

@@ -207,25 +207,20 @@ impl crate::cow::Frozenable for Node {
     fn unpack(words: &[u64], out: &mut [Node]) {
         let mut at = 0;
         for n in out {
-            n.slots = [0; XA_CHUNK_SIZE];
             at += unpack_node(&words[at..], n);
         }
     }
 
     fn unpack_push(words: &[u64], n: usize, out: &mut Vec<Node>) {
-        // Made empty in place, then filled: a node built apart and then
-        // pushed is written three times over (made, filled, moved).
+        // Made in place, then filled: a node built apart and then pushed
+        // is written three times over (made, filled, moved).
         let start = out.len();
         out.resize(start + n, Node::new(0, 0, 0));
-        let mut at = 0;
-        for node in &mut out[start..] {
-            at += unpack_node(&words[at..], node);
-        }
+        Self::unpack(words, &mut out[start..]);
     }
 }
 
-/// Unpacks the node at the start of `w` over `n`, whose slots must be
-/// empty; returns its words.
+/// Unpacks the node at the start of `w` over `n`; returns its words.
 fn unpack_node(w: &[u64], n: &mut Node) -> usize {
     let head = w[0];
     let used = w[1];
@@ -240,6 +235,7 @@ fn unpack_node(w: &[u64], n: &mut Node) -> usize {
     n.full = w[5];
     n.version = w[6];
     n.marks = [w[7], w[8], w[9]];
+    n.slots = [0; XA_CHUNK_SIZE];
     let mut at = PACKED_HEAD;
     let mut rest = used;
     while rest != 0 {
