@@ -121,6 +121,7 @@ pub trait Frozenable: Clone {
     fn unpack_push(words: &[u64], n: usize, out: &mut Vec<Self>);
 }
 
+#[cfg(test)]
 macro_rules! frozen_as_words {
     ($($t:ty),*) => {$(
         /// One word an item.
@@ -139,6 +140,8 @@ macro_rules! frozen_as_words {
         }
     )*};
 }
+// The tests' vectors; the model freezes nodes and words.
+#[cfg(test)]
 frozen_as_words!(u8, u16, u32);
 
 /// Words, as the page tables' bits are: a chunk with few words set (a

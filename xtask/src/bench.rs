@@ -136,12 +136,12 @@ pub fn bench(real: bool) -> Result<()> {
         "model",
     ]))?;
 
-    let (native_bin, wasm_file) = both_ways(WALK_EXAMPLE)?;
-
-    step(&format!(
-        "the 2 GiB backward MADV_SEQUENTIAL walk, native and wasm, {ROUNDS} rounds alternating"
-    ));
-    let walks = Rounds::run(&native_bin, &wasm_file, &WALK, &["ms"])?;
+    let (walks, native_bin) = alternated(
+        WALK_EXAMPLE,
+        "the 2 GiB backward MADV_SEQUENTIAL walk",
+        &WALK,
+        &["ms"],
+    )?;
     let (n, w, ratio) = (
         walks.median(NATIVE, 0),
         walks.median(WASM, 0),
@@ -227,12 +227,13 @@ pub fn bench(real: bool) -> Result<()> {
 /// code) and its best of three. No target: the first render's target is
 /// the e2e timing test's, and this is the most of it the model takes.
 fn first_build_rows() -> Result<Vec<Row>> {
-    let (native_bin, wasm_file) = both_ways(FIRST_BUILD_EXAMPLE)?;
-    step(&format!(
-        "the default view's first build (its kernels in lockstep, as the app builds it), native and wasm, {ROUNDS} rounds alternating"
-    ));
     // Figure 0: the first run; 1: the best of three.
-    let builds = Rounds::run(&native_bin, &wasm_file, &["3"], &["first_ms", "best_ms"])?;
+    let (builds, _) = alternated(
+        FIRST_BUILD_EXAMPLE,
+        "the default view's first build (its kernels in lockstep, as the app builds it)",
+        &["3"],
+        &["first_ms", "best_ms"],
+    )?;
     Ok(vec![
         Row::new(
             "model: the default view's first build, native",
@@ -273,11 +274,12 @@ fn first_build_rows() -> Result<Vec<Row>> {
 /// the jumps' targets are the e2e timing test's, and this is the part of
 /// each that the model takes, measured outside the browser.
 fn jump_rows() -> Result<Vec<Row>> {
-    let (native_bin, wasm_file) = both_ways(JUMPS_EXAMPLE)?;
-    step(&format!(
-        "the 16 GiB comparison's jumps (the timing test's 40, both kernels), native and wasm, {ROUNDS} rounds alternating"
-    ));
-    let jumps = Rounds::run(&native_bin, &wasm_file, &[], &["seek_ms", "bins_ms"])?;
+    let (jumps, _) = alternated(
+        JUMPS_EXAMPLE,
+        "the 16 GiB comparison's jumps (the timing test's 40, both kernels)",
+        &[],
+        &["seek_ms", "bins_ms"],
+    )?;
     Ok(vec![
         Row::new(
             "model: a 16 GiB jump's seeks and bins, native",
@@ -384,6 +386,22 @@ fn both_ways(example: (&str, &str)) -> Result<(PathBuf, PathBuf)> {
     let native_bin = build_example(example, None)?;
     let wasm_file = as_the_app_optimises(&build_example(example, Some("wasm32-wasip1"))?)?;
     Ok((native_bin, wasm_file))
+}
+
+/// `example` built both ways and timed over `ROUNDS` alternating rounds
+/// with `args`, reading `figures` from each run; with its native program.
+fn alternated(
+    example: (&str, &str),
+    what: &str,
+    args: &[&str],
+    figures: &[&str],
+) -> Result<(Rounds, PathBuf)> {
+    let (native_bin, wasm_file) = both_ways(example)?;
+    step(&format!(
+        "{what}, native and wasm, {ROUNDS} rounds alternating"
+    ));
+    let rounds = Rounds::run(&native_bin, &wasm_file, args, figures)?;
+    Ok((rounds, native_bin))
 }
 
 /// Builds `example` (its package and name) for `target` (the host when

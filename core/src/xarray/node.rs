@@ -212,8 +212,9 @@ impl crate::cow::Frozenable for Node {
     }
 
     fn unpack_push(words: &[u64], n: usize, out: &mut Vec<Node>) {
-        // Made in place, then filled: a node built apart and then pushed
-        // is written three times over (made, filled, moved).
+        // Made in place, then unpacked over, rather than built apart
+        // and moved in; unpacking over them again is the one `unpack`,
+        // which the app's size budget had no room to write twice.
         let start = out.len();
         out.resize(start + n, Node::new(0, 0, 0));
         Self::unpack(words, &mut out[start..]);
