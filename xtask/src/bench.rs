@@ -435,15 +435,16 @@ fn build_example((package, example): (&str, &str), target: Option<&str>) -> Resu
     })
 }
 
-/// `wasm` passed through wasm-opt as Trunk passes the app's wasm
-/// ([`app_wasm_opt_args`]): the model's code in the app is what binaryen
+/// `wasm` passed through wasm-opt as the app's wasm is, by Trunk and
+/// again by `cargo xtask dist` ([`app_wasm_opt_args`], twice): the
+/// model's code in the app is what binaryen
 /// made of LLVM's. Returns the file written beside `wasm`, or `wasm`
 /// itself when the app's build runs no wasm-opt.
 fn as_the_app_optimises(wasm: &Path) -> Result<PathBuf> {
-    let html = std::fs::read_to_string(root().join("index.html")).context("reading index.html")?;
-    let Some(args) = app_wasm_opt_args(&html)? else {
+    let args = app_wasm_opt_args_of_index()?;
+    if args.is_empty() {
         return Ok(wasm.to_path_buf());
-    };
+    }
     crate::tools::ensure_npm_tools()?;
     let stem = wasm
         .file_stem()
@@ -451,14 +452,25 @@ fn as_the_app_optimises(wasm: &Path) -> Result<PathBuf> {
         .to_string_lossy();
     let out = wasm.with_file_name(format!("{stem}-as-the-app.wasm"));
     step(&format!(
-        "wasm-opt {} on the walk, as on the app's wasm",
+        "wasm-opt {} on the walk, twice, as on the app's wasm",
         args.join(" ")
     ));
-    run(tool("wasm-opt")
-        .arg(format!("--output={}", out.display()))
-        .arg(wasm)
-        .args(&args))?;
+    // Trunk's run, then `cargo xtask dist`'s (`glue.rs`), which renames
+    // the imports and runs the pipeline again over its own output.
+    for from in [wasm, &out] {
+        run(tool("wasm-opt")
+            .arg(format!("--output={}", out.display()))
+            .arg(from)
+            .args(&args))?;
+    }
     Ok(out)
+}
+
+/// [`app_wasm_opt_args`] of the repository's index.html; none when Trunk
+/// runs no wasm-opt.
+pub(crate) fn app_wasm_opt_args_of_index() -> Result<Vec<String>> {
+    let html = std::fs::read_to_string(root().join("index.html")).context("reading index.html")?;
+    Ok(app_wasm_opt_args(&html)?.unwrap_or_default())
 }
 
 /// The arguments Trunk gives wasm-opt for the app's wasm, from the rust

@@ -10,6 +10,12 @@
 //! 2026-12-04 terser took the gzipped glue from 9.8 to 7.7 KB, and the
 //! short names took 3.0 KB off the wasm and 2.9 KB more off the glue:
 //! `cargo xtask dist` measured 429.9, then 427.9, then 420.9 KB.
+//!
+//! The same wasm-opt call runs the app's optimisation pipeline again
+//! (the level and options of index.html's rust link): over Trunk's
+//! output it still finds about 1 KB gzipped to take off (405.4 -> 404.4
+//! KB on 2026-12-06), where a second `-Oz` in Trunk's own call, or
+//! `--converge`, found a third of that.
 
 use std::path::{Path, PathBuf};
 
@@ -68,11 +74,13 @@ struct Renamed {
     exports: Vec<(String, String)>,
 }
 
-/// Gives the wasm's imports, their module and its exports short names,
-/// and the glue's names for them the same.
+/// Runs the app's wasm-opt pipeline over the wasm once more, gives its
+/// imports, their module and its exports short names, and the glue's
+/// names for them the same.
 fn shorten_names(wasm: &Path, js: &Path) -> Result<()> {
     let mut cmd = tool("wasm-opt");
     cmd.arg(wasm)
+        .args(crate::bench::app_wasm_opt_args_of_index()?)
         .arg("--minify-imports-and-exports-and-modules")
         .arg("-o")
         .arg(wasm);
