@@ -72,7 +72,7 @@ fn main() {
     for _ in 0..repeats {
         let t = Instant::now();
         let s = if timeline {
-            Summary::of(app_timeline(&cfg).end())
+            Summary::of(app_timeline(&cfg).take_end().machine())
         } else {
             let mut sim = Simulation::new(cfg.clone());
             sim.run(&mut NoEvents);

@@ -510,7 +510,7 @@ proptest! {
         for mark in crate::Mark::ALL {
             prop_assert_eq!(built_b.marks(mark), b.marks(mark));
         }
-        prop_assert_eq!(Summary::of(built_b.end()), Summary::of(b.end()));
+        prop_assert_eq!(Summary::of(built_b.take_end().machine()), Summary::of(b.take_end().machine()));
         // Check against a step-by-step full comparison.
         let mut sa = a.simulation_at(0);
         let mut sb = b.simulation_at(0);
@@ -618,17 +618,36 @@ proptest! {
                 prop_assert!(runs_all);
             }
         }
-        // The events kept of the run's end are the last accesses' own,
-        // and its end is the straight run's.
+        // The events kept of the run's end are those a straight run's
+        // last accesses make, and `events_of` tells them, as it tells
+        // the access before them, which it runs again; the end is the
+        // straight run's.
         let end_from = len.saturating_sub(crate::END_LOG_ACCESSES) + 1;
-        let want: Vec<(u64, crate::Event)> = (end_from..=len)
-            .flat_map(|a| timeline.events_of(a).into_iter().map(move |e| (a, e)))
-            .collect();
-        prop_assert_eq!(timeline.end_events(), &want[..]);
-        prop_assert_eq!(timeline.end_simulation().step_count(), len);
+        let first = end_from.saturating_sub(1).max(1);
         let mut whole = Simulation::new(timeline.config().clone());
-        whole.run(&mut NoEvents);
-        prop_assert!(timeline.end().same_state(whole.machine()));
+        whole.run_to(first - 1, &mut NoEvents);
+        let mut log = crate::event_log::EventLog::new();
+        let mut want: Vec<(u64, crate::Event)> = Vec::new();
+        for a in first..=len {
+            whole.step(&mut log);
+            let events = log.take();
+            prop_assert_eq!(&timeline.events_of(a), &events, "access {}", a);
+            want.extend(events.into_iter().map(|e| (a, e)));
+        }
+        want.retain(|&(a, _)| a >= end_from);
+        prop_assert_eq!(timeline.end_events(), &want[..]);
+        prop_assert_eq!(timeline.end_counters(), whole.machine().counters());
+        prop_assert_eq!(timeline.end_lookups(), whole.machine().lookups());
+        // The end lent, then made again from the checkpoints, and a seek
+        // to the end after that.
+        for _ in 0..2 {
+            let end = timeline.take_end();
+            prop_assert_eq!(end.step_count(), len);
+            prop_assert!(end.machine().same_state(whole.machine()));
+        }
+        let mut back = timeline.simulation_at(0);
+        timeline.seek(&mut back, len);
+        prop_assert!(back.machine().same_state(whole.machine()));
         // Those runs wrote to chunks they shared with the checkpoints;
         // the checkpoints must not have seen it.
         sim.run(&mut NoEvents);
@@ -660,12 +679,25 @@ proptest! {
         for mark in crate::Mark::ALL {
             prop_assert_eq!(later.marks(mark), now.marks(mark), "{:?}", mark);
         }
+        // As the app does: the end lent, then the index taken, whose
+        // run's end is held in its place for the spare made next, moved
+        // to the start.
+        let lent = later.take_end();
+        prop_assert!(lent.machine().same_state(&now.machine_at(len)));
         let mut builder = later.index_builder(budget).expect("not indexed yet");
         while !builder.advance(slice) {
             prop_assert!(builder.done() < builder.len());
         }
         later.set_index(builder);
         prop_assert!(later.is_indexed() && later.index_builder(budget).is_none());
+        let mut spare = later.simulation_at_start_with_room();
+        prop_assert_eq!(spare.step_count(), 0);
+        prop_assert!(spare.machine().same_state(&now.machine_at(0)));
+        for to in [target, len] {
+            later.seek(&mut spare, to);
+            prop_assert!(spare.machine().same_state(&now.machine_at(to)), "the spare seeking to {}", to);
+        }
+        prop_assert!(later.take_end().machine().same_state(&now.machine_at(len)));
         // The second run may take closer checkpoints than a build does
         // (`MIN_INTERVAL_LATER`), never fewer.
         prop_assert!(later.interval() <= now.interval(), "{} > {}", later.interval(), now.interval());
@@ -1029,7 +1061,8 @@ fn a_timelines_end_keeps_no_room_past_its_nodes() {
     run.run(&mut NoEvents);
     let reserved = run.machine().cache.xa.arena_bytes();
     let timeline = Timeline::build(cfg, usize::MAX);
-    let end = &timeline.end().cache.xa;
+    let end = timeline.take_end();
+    let end = &end.machine().cache.xa;
     assert!(
         end.clone().arena_bytes() < reserved,
         "the run used all the room it reserved"
@@ -1045,7 +1078,7 @@ fn a_timelines_end_keeps_no_room_past_its_nodes() {
 fn a_simulation_made_ahead_at_the_start_has_room_for_the_runs_nodes() {
     let cfg = sparse_random_64m();
     let timeline = Timeline::build(cfg, usize::MAX);
-    let end = timeline.end().cache.xa.clone().arena_bytes();
+    let end = timeline.take_end().machine().cache.xa.clone().arena_bytes();
     let bare = timeline.simulation_at(0);
     let ahead = timeline.simulation_at_start_with_room();
     assert_eq!(ahead.step_count(), 0);
@@ -1252,7 +1285,8 @@ fn a_mapping_parked_after_a_checkpoint_remembers_no_frozen_copy() {
     let cfg = two_mappings_config(program);
     let timeline = Timeline::build(cfg, usize::MAX);
     assert!(timeline.interval() < 2500);
-    let end = timeline.end();
+    let end = timeline.take_end();
+    let end = end.machine();
     assert!(end.program.vmas.len() >= 2);
     for v in &end.program.vmas {
         assert!(

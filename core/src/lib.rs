@@ -82,6 +82,10 @@
 //!
 //! - [`Timeline::simulation_at`] returns a new simulation standing after
 //!   `step` accesses, and [`Timeline::machine_at`] its machine.
+//!   [`Timeline::take_end`] returns one at the end, the first time the
+//!   build's own (the timeline keeps no second copy of it once lent);
+//!   [`Timeline::end_counters`] and [`Timeline::end_lookups`] read the
+//!   end's figures at any time.
 //! - [`Timeline::seek`] moves a simulation made by this timeline to any
 //!   step, and [`Timeline::seek_logged`] does the same while handing the
 //!   events of the last accesses it runs to a closure, each with its

@@ -62,8 +62,9 @@ pub struct Machine {
 
 impl Machine {
     /// A cold page cache, a fresh open file and a fresh mapping with the
-    /// scenario's madvise applied.
-    pub(crate) fn new(cfg: &Config) -> Self {
+    /// scenario's madvise applied; the xarray with room for `node_room`
+    /// nodes, or for those of the whole file when none.
+    pub(crate) fn with_node_room(cfg: &Config, node_room: Option<usize>) -> Self {
         let geo = *cfg.geometry();
         let vm_flags = VmFlags::from_madvise(cfg.madvise, cfg.thp, cfg.exec);
         // For read(), the advice is posix_fadvise's: SEQUENTIAL doubles
@@ -108,6 +109,7 @@ impl Machine {
                 geo.mapping_min_order,
                 geo.mapping_max_order,
                 geo.memory_limit_pages,
+                node_room,
             ),
             ra,
             mm,

@@ -58,15 +58,21 @@ fn entry_hash(index: u64, raw: u64) -> u64 {
 }
 
 impl AddressSpace {
+    /// An empty mapping of a file of `i_size` bytes, its xarray with room
+    /// for `node_room` nodes, or for those of the whole file when none.
     pub fn new(
         i_size: u64,
         page_shift: u32,
         min_order: u8,
         max_order: u8,
         limit: Option<u64>,
+        node_room: Option<usize>,
     ) -> Self {
         AddressSpace {
-            xa: XArray::with_room_for(i_size.div_ceil(1u64 << page_shift)),
+            xa: match node_room {
+                Some(nodes) => XArray::with_room(nodes),
+                None => XArray::with_room_for(i_size.div_ceil(1u64 << page_shift)),
+            },
             i_size,
             page_shift,
             min_order,

@@ -25,7 +25,13 @@ pub(crate) const RUN_CHUNK: u64 = 4096;
 
 impl Simulation {
     pub fn new(cfg: Config) -> Self {
-        let machine = Machine::new(&cfg);
+        Self::with_node_room(cfg, None)
+    }
+
+    /// A new simulation whose xarray has room for `node_room` nodes, or
+    /// for those of the whole file when none ([`Simulation::new`]).
+    pub(crate) fn with_node_room(cfg: Config, node_room: Option<usize>) -> Self {
+        let machine = Machine::with_node_room(&cfg, node_room);
         let len = cfg.pattern.len(cfg.file_size, cfg.page_size.bytes());
         Simulation {
             cfg,

@@ -13,7 +13,7 @@ mod index;
 mod marks;
 mod origins;
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 
 use index::{Checkpointer, Index};
 pub use index::{IndexBuilder, Indexing, CHECKPOINT_BUDGET, INDEX_LATER_MAX_ACCESSES};
@@ -21,10 +21,12 @@ use marks::MarkRuns;
 use origins::Origins;
 
 use crate::config::Config;
+use crate::counters::Counters;
 use crate::event::{Event, EventKind, NoEvents};
 use crate::event_log::{AccessNotes, EventLog};
 use crate::machine::Machine;
 use crate::sim::Simulation;
+use crate::xarray::XaStats;
 
 /// Counters at one sampled step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -84,8 +86,17 @@ pub struct Timeline {
     /// Events per bucket of `bucket` steps.
     density: Vec<u32>,
     bucket: u64,
-    /// The run at its end: the build's own simulation, moved.
-    end: Simulation,
+    /// The run at its end: the build's own simulation, moved, until
+    /// [`Timeline::take_end`] lends it to the one caller that draws it
+    /// and moves it on (the app's seeker of this kernel). Kept here as
+    /// well, it was a second copy of the nodes for as long as the view
+    /// stood: on the 16 GiB comparison, 19 MB a kernel of the app's
+    /// wasm memory. Once lent, the end is made again from the last
+    /// checkpoint when asked for.
+    end: RefCell<Option<Simulation>>,
+    /// The end's counters and lookups, which outlive the lending.
+    end_counters: Counters,
+    end_lookups: XaStats,
     /// The events of the last [`END_LOG_ACCESSES`] accesses, each with
     /// its access number (1-based), in order.
     end_events: Vec<(u64, Event)>,
@@ -283,7 +294,9 @@ impl TimelineBuilder {
             Indexing::Later => (taken, OnceCell::new()),
         };
         Timeline {
-            end: self.sim,
+            end_counters: *self.sim.machine().counters(),
+            end_lookups: self.sim.machine().lookups(),
+            end: RefCell::new(Some(self.sim)),
             end_events: self.end_events,
             cfg: self.cfg,
             len: self.len,
@@ -511,18 +524,33 @@ impl Timeline {
     /// A second run of the scenario that takes the checkpoints, within
     /// `budget_bytes` of memory; none when they are taken already.
     pub fn index_builder(&self, budget_bytes: usize) -> Option<IndexBuilder> {
-        (!self.is_indexed()).then(|| IndexBuilder::new(self.cfg.clone(), budget_bytes))
+        (!self.is_indexed()).then(|| {
+            IndexBuilder::new(
+                self.cfg.clone(),
+                budget_bytes,
+                self.index().stores.node_room,
+            )
+        })
     }
 
     /// Sets the checkpoints `builder` took, running it to its end first.
-    /// A timeline indexed already keeps its own.
+    /// A timeline indexed already keeps its own. The builder's run at its
+    /// end is held as the end again when the build's was lent, for the
+    /// next [`Timeline::take_end`] or
+    /// [`Timeline::simulation_at_start_with_room`] to have.
     pub fn set_index(&self, builder: IndexBuilder) {
         let (index, end) = builder.finish();
         debug_assert!(
-            !end.machine().differs_quickly(self.end.machine()),
+            end.machine().counters() == &self.end_counters
+                && self
+                    .end
+                    .borrow()
+                    .as_ref()
+                    .is_none_or(|e| !end.machine().differs_quickly(e.machine())),
             "the index's run ended elsewhere than the build"
         );
         let _ = self.index.set(index);
+        self.end.borrow_mut().get_or_insert(end);
     }
 
     /// Steps between checkpoints.
@@ -543,7 +571,9 @@ impl Timeline {
     pub fn simulation_at(&self, step: u64) -> Simulation {
         let step = step.min(self.len);
         if step == self.len {
-            return self.end.clone();
+            if let Some(end) = self.end.borrow().as_ref() {
+                return end.clone();
+            }
         }
         let index = self.index();
         let (checkpoint, from) = index.before(step);
@@ -561,7 +591,18 @@ impl Timeline {
     /// page-faults` on the renderer: 28% of them, in `XArray::alloc`).
     /// [`Timeline::simulation_at`] at the start reserves none, for the
     /// reason `XArray::thaw_nodes` gives.
+    ///
+    /// An end held here is moved back to the start for it, in its own
+    /// memory, which has that room already: an index builder's run, held
+    /// once the build's end was lent, would otherwise be freed just before
+    /// this makes as much again, and the app's wasm memory grew by all of
+    /// it on the 16 GiB comparison, not reusing the memory freed.
     pub fn simulation_at_start_with_room(&self) -> Simulation {
+        let held = self.end.borrow_mut().take();
+        if let Some(mut sim) = held {
+            self.restore_at(&mut sim, 0);
+            return sim;
+        }
         let mut sim = self.simulation_at(0);
         let xa = &mut sim.machine_mut().cache.xa;
         xa.reserve_arena(self.index().stores.node_room);
@@ -573,10 +614,6 @@ impl Timeline {
     /// checkpoint before it, in the memory `sim` has.
     fn restore_at(&self, sim: &mut Simulation, step: u64) {
         let step = step.min(self.len);
-        if step == self.len {
-            *sim = self.simulation_at(step);
-            return;
-        }
         let index = self.index();
         let (checkpoint, from) = index.before(step);
         checkpoint.restore_into(sim.machine_mut(), &index.stores);
@@ -646,15 +683,29 @@ impl Timeline {
     }
 
     /// The events that access number `step` (1-based: the one that leads
-    /// to the state after `step` accesses) emitted.
+    /// to the state after `step` accesses) emitted. Those of the last
+    /// [`END_LOG_ACCESSES`] are kept; any other is run again from the
+    /// machine before it, made from a checkpoint. At the end of the 16
+    /// GiB backward walk, the inspector's folio was added by the last
+    /// access, and making the machine before it for that took 38 MB of
+    /// the app's wasm memory for a moment.
     pub fn events_of(&self, step: u64) -> Vec<Event> {
+        let mut events = Vec::new();
         if step == 0 || step > self.len {
-            return Vec::new();
+            return events;
+        }
+        if step > self.len.saturating_sub(END_LOG_ACCESSES) {
+            for &(a, e) in &self.end_events {
+                if a == step {
+                    events.push(e);
+                }
+            }
+            return events;
         }
         let mut sim = self.simulation_at(step - 1);
-        let mut events = EventLog::new();
-        sim.step(&mut events);
-        events.take()
+        let mut log = EventLog::new();
+        sim.step(&mut log);
+        log.take()
     }
 
     /// The access (1-based) at or before `step` that added the folio at
@@ -710,14 +761,24 @@ impl Timeline {
         (&self.density, self.bucket)
     }
 
-    /// The machine at the end.
-    pub fn end(&self) -> &Machine {
-        self.end.machine()
+    /// The counters at the end of the run.
+    pub fn end_counters(&self) -> &Counters {
+        &self.end_counters
     }
 
-    /// The run at its end, to draw without a copy.
-    pub fn end_simulation(&self) -> &Simulation {
-        &self.end
+    /// The xarray lookups at the end of the run.
+    pub fn end_lookups(&self) -> XaStats {
+        self.end_lookups
+    }
+
+    /// The run at its end, for a caller that will draw it and move it on
+    /// with [`Timeline::seek`]: the build's own simulation the first time,
+    /// with no copy, and after that one made from the checkpoints, as
+    /// [`Timeline::simulation_at`] makes it. What either gives is the
+    /// same; only the cost differs.
+    pub fn take_end(&self) -> Simulation {
+        let lent = self.end.borrow_mut().take();
+        lent.unwrap_or_else(|| self.simulation_at(self.len))
     }
 
     /// The events of the last [`END_LOG_ACCESSES`] accesses (or all, in a

@@ -361,9 +361,16 @@ impl XArray {
     /// 7.0 MB). Room reserved and never used is address space, not
     /// memory: no page of it is touched.
     pub fn with_room_for(indices: u64) -> Self {
+        Self::with_room(nodes_to_hold(indices).min(RESERVED_NODES_MAX))
+    }
+
+    /// An empty array with room for `nodes` nodes: a second run of a
+    /// scenario knows from the first how many it will hold. In a wasm
+    /// memory, unlike a process's address space, room reserved counts as
+    /// memory as soon as it is taken, and the memory never shrinks.
+    pub(crate) fn with_room(nodes: usize) -> Self {
         let mut xa = Self::default();
-        xa.nodes
-            .reserve(nodes_to_hold(indices).min(RESERVED_NODES_MAX));
+        xa.nodes.reserve(nodes);
         xa
     }
 

@@ -60,7 +60,7 @@ fn main() {
         let runs = cfgs.iter().map(|c| (c.clone(), true)).collect();
         let (built, _) = Lockstep::new(runs, indexing).finish();
         let first = built.into_iter().next().flatten().expect("built");
-        let s = Summary::of(first.end());
+        let s = Summary::of(first.take_end().machine());
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         first_ms.get_or_insert(ms);
         best_ms = best_ms.min(ms);

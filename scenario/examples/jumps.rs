@@ -27,9 +27,7 @@
 
 use std::time::Instant;
 
-use folioscope_core::{
-    Bin, ChangedPages, Indexing, LeafBins, Lockstep, Span, Summary, CHECKPOINT_BUDGET,
-};
+use folioscope_core::{Bin, ChangedPages, Indexing, LeafBins, Lockstep, Span, CHECKPOINT_BUDGET};
 use folioscope_scenario::link::parse_link;
 
 /// The timing test's 16 GiB comparison (`e2e/lib/trace.mjs`).
@@ -140,13 +138,12 @@ fn main() {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let s = Summary::of(timelines[0].end());
     println!(
         "{{\"seek_ms\":{:.3},\"bins_ms\":{:.3},\"kernels\":{},\"jumps\":{},\"major_faults\":{}}}",
         median(&mut seek_ms),
         median(&mut bins_ms),
         timelines.len(),
         seek_ms.len(),
-        s.major_faults
+        timelines[0].end_counters().major_faults
     );
 }

@@ -72,12 +72,13 @@ const NOTE_ACCESSES: u64 = 4096;
 /// the bins of the span last asked for there, with the pages changed
 /// since they were made.
 struct Position {
-    /// None: the timeline's own run at its end, drawn where it stands
-    /// and made a simulation of this position's own once it has to move.
-    /// A view opens at the end, and copying the run there for each kernel
-    /// (a thaw of every node, and the last accesses run again) was the
-    /// bulk of the 16 GiB link's first draw after its build.
-    sim: Option<Simulation>,
+    /// A view opens at the end, so the first position of each kernel
+    /// takes the timeline's own run there (`Timeline::take_end`): no
+    /// copy to draw it, and none kept beside the machines that move.
+    /// Copying the run there for each kernel (a thaw of every node, and
+    /// the last accesses run again) was the bulk of the 16 GiB link's
+    /// first draw after its build.
+    sim: Simulation,
     log: Log,
     /// The bins of the span last asked for here, and the pages changed
     /// since: going back to a position finds its bins as they were. With
@@ -100,9 +101,8 @@ struct Position {
 const _: () = assert!(LOG_ACCESSES <= END_LOG_ACCESSES);
 
 impl Position {
-    /// Standing at `sim` (the timeline's end when none), with `log`,
-    /// and no bins made.
-    fn new(timeline: &Timeline, sim: Option<Simulation>, log: Log) -> Self {
+    /// Standing at `sim`, with `log`, and no bins made.
+    fn new(timeline: &Timeline, sim: Simulation, log: Log) -> Self {
         Position {
             sim,
             log,
@@ -113,7 +113,7 @@ impl Position {
     }
 
     fn at_start(timeline: &Timeline) -> Self {
-        Position::new(timeline, Some(timeline.simulation_at(0)), Log::default())
+        Position::new(timeline, timeline.simulation_at(0), Log::default())
     }
 
     /// At the start, with room made for the run's nodes: a position made
@@ -121,7 +121,7 @@ impl Position {
     fn at_start_with_room(timeline: &Timeline) -> Self {
         Position::new(
             timeline,
-            Some(timeline.simulation_at_start_with_room()),
+            timeline.simulation_at_start_with_room(),
             Log::default(),
         )
     }
@@ -129,6 +129,7 @@ impl Position {
     /// The timeline's run at its end, with the events of its last
     /// accesses as the log.
     fn at_end(timeline: &Timeline) -> Self {
+        let sim = timeline.take_end();
         let from = timeline.len().saturating_sub(LOG_ACCESSES);
         let mut log = Log::default();
         let mut current = None;
@@ -137,25 +138,12 @@ impl Position {
                 log.push(access, event, &mut current);
             }
         }
-        Position::new(timeline, None, log)
+        Position::new(timeline, sim, log)
     }
 
-    fn step(&self, timeline: &Timeline) -> u64 {
-        self.sim
-            .as_ref()
-            .map_or(timeline.len(), Simulation::step_count)
+    fn step(&self) -> u64 {
+        self.sim.step_count()
     }
-
-    fn sim<'a>(&'a self, timeline: &'a Timeline) -> &'a Simulation {
-        own_or_end(&self.sim, timeline)
-    }
-}
-
-/// A position's own simulation, or the timeline's run at its end when it
-/// has none: read apart from the position's other fields, which its
-/// binning borrows at the same time.
-fn own_or_end<'a>(sim: &'a Option<Simulation>, timeline: &'a Timeline) -> &'a Simulation {
-    sim.as_ref().unwrap_or_else(|| timeline.end_simulation())
 }
 
 /// One kernel of the view: its simulation at the step on screen, and
@@ -188,11 +176,11 @@ impl Seeker {
     /// cheaply: forward in place where this one cannot, or from nearer.
     /// A position at the start stands in for a spare not made yet.
     fn take_nearer(&mut self, timeline: &Timeline, step: u64) {
-        let here = self.at.step(timeline);
+        let here = self.at.step();
         if timeline.seeks_in_place(here, step) {
             return;
         }
-        let there = self.spare.as_ref().map_or(0, |p| p.step(timeline));
+        let there = self.spare.as_ref().map_or(0, |p| p.step());
         if !timeline.seeks_in_place(there, step) && there.abs_diff(step) >= here.abs_diff(step) {
             return;
         }
@@ -209,11 +197,11 @@ impl Seeker {
     /// bins.
     fn seek(&mut self, built: &Built, side: usize, step: u64) {
         let timeline = &built.sides[side].timeline;
-        if self.at.step(timeline) == step {
+        if self.at.step() == step {
             return;
         }
         self.take_nearer(timeline, step);
-        let here = self.at.step(timeline);
+        let here = self.at.step();
         if here == step {
             return;
         }
@@ -230,9 +218,6 @@ impl Seeker {
         // logs only the accesses it runs.
         let tail = if noted { step - here } else { LOG_ACCESSES };
         let log_from = step.saturating_sub(LOG_ACCESSES);
-        // A simulation of its own to move: from the start if it stood at
-        // the timeline's end (the seek restores the checkpoint it needs).
-        let sim = sim.get_or_insert_with(|| timeline.simulation_at(0));
         let mut current: Option<(u64, usize)> = None;
         timeline.seek_logged(sim, step, tail, |access, event| {
             changed.note(&event);
@@ -251,7 +236,7 @@ impl Seeker {
 
     /// The bins of `span` at the seeker's step: those its position kept,
     /// brought up to date over the pages changed since.
-    fn bins(&mut self, timeline: &Timeline, span: Span) -> Rc<Vec<Bin>> {
+    fn bins(&mut self, span: Span) -> Rc<Vec<Bin>> {
         let Position {
             sim,
             bins: kept,
@@ -264,8 +249,7 @@ impl Seeker {
             // None kept for this span: all are counted.
             _ => Rc::new(Vec::new()),
         };
-        own_or_end(sim, timeline)
-            .machine()
+        sim.machine()
             .rebin(span, Rc::make_mut(&mut bins), changed, leaves);
         changed.clear();
         *kept = Some((span, bins.clone()));
@@ -290,7 +274,7 @@ impl Seekers {
     ) -> R {
         let mut current = self.current.borrow_mut();
         let seeker = Self::seeker(&mut current, built, side, step);
-        f(seeker.at.sim(&built.sides[side].timeline), &seeker.at.log)
+        f(&seeker.at.sim, &seeker.at.log)
     }
 
     /// Side `side`'s bins of `span` at `step`. Asked for the same span
@@ -298,7 +282,7 @@ impl Seekers {
     /// pages the accesses in between changed are counted again.
     pub fn bins(&self, built: &Kept<Built>, side: usize, step: u64, span: Span) -> Rc<Vec<Bin>> {
         let mut current = self.current.borrow_mut();
-        Self::seeker(&mut current, built, side, step).bins(&built.sides[side].timeline, span)
+        Self::seeker(&mut current, built, side, step).bins(span)
     }
 
     /// Makes each side's spare position of `built`, the view on screen,
@@ -502,7 +486,7 @@ mod tests {
             let current = seekers.current.borrow();
             current
                 .as_ref()
-                .map(|(_, s)| s[0].spare.as_ref().map(|p| p.step(&timeline)))
+                .map(|(_, s)| s[0].spare.as_ref().map(|p| p.step()))
         };
         // Nothing is drawn yet: nothing to make them for.
         seekers.make_spares(&built);

@@ -99,9 +99,8 @@ fn zoom_around(runs: &[(u64, u64)], pages: u64) -> (u64, u64) {
 /// For two kernels whose states never part: the page cache is the same
 /// at every step, and the work that differs by the end, if any.
 fn same_cache_line(a: &str, b: &str, ta: &Timeline, tb: &Timeline) -> String {
-    let (ea, eb) = (ta.end(), tb.end());
-    let (ca, cb) = (ea.counters(), eb.counters());
-    let (la, lb) = (ea.lookups(), eb.lookups());
+    let (ca, cb) = (ta.end_counters(), tb.end_counters());
+    let (la, lb) = (ta.end_lookups(), tb.end_lookups());
     let work = [
         ("major faults", ca.major_faults, cb.major_faults),
         ("minor faults", ca.minor_faults, cb.minor_faults),
