@@ -165,20 +165,29 @@ pub struct Node {
 }
 
 /// Words of a packed node before its slots: the small fields and the
-/// parent, which slots hold something, the summaries, the version and
-/// the marks.
-const PACKED_HEAD: usize = 7 + XA_MAX_MARKS;
+/// parent, which slots hold something, which of those repeat the one
+/// before, the summaries, the version and the marks.
+const PACKED_HEAD: usize = 8 + XA_MAX_MARKS;
 const _: () = assert!(XA_MAX_MARKS == 3, "pack writes three mark words");
 
 /// A node frozen for a checkpoint keeps only the slots that hold
-/// something: the 16 GiB comparison's nodes hold 9 to 11 entries of 64
-/// on average, so a copy takes about a quarter of the node's 584 bytes.
+/// something, and of those only the ones that differ from the slot
+/// before them that holds something: the 16 GiB comparison's nodes hold
+/// 9 to 11 entries of 64 on average, so a copy takes about a quarter of
+/// the node's 584 bytes; a leaf of a file read page by page holds 64
+/// folios of one page whose entries are the same word (a folio's entry
+/// does not hold its index), and a large folio's sibling entries all
+/// name its first slot, so those take a word a run.
 impl crate::cow::Frozenable for Node {
     fn pack(items: &[Node], out: &mut Vec<u64>) {
         for n in items {
-            let mut used = 0u64;
+            let (mut used, mut repeats, mut last) = (0u64, 0u64, 0u64);
             for (i, &slot) in n.slots.iter().enumerate() {
-                used |= u64::from(slot != 0) << i;
+                if slot != 0 {
+                    used |= 1 << i;
+                    repeats |= u64::from(slot == last) << i;
+                    last = slot;
+                }
             }
             out.extend_from_slice(&[
                 u64::from(n.shift)
@@ -187,6 +196,7 @@ impl crate::cow::Frozenable for Node {
                     | u64::from(n.nr_values) << 24
                     | u64::from(n.parent) << 32,
                 used,
+                repeats,
                 n.present,
                 n.children,
                 n.canon,
@@ -196,7 +206,7 @@ impl crate::cow::Frozenable for Node {
                 n.marks[1],
                 n.marks[2],
             ]);
-            let mut rest = used;
+            let mut rest = used & !repeats;
             while rest != 0 {
                 out.push(n.slots[rest.trailing_zeros() as usize]);
                 rest &= rest - 1;
@@ -224,24 +234,29 @@ impl crate::cow::Frozenable for Node {
 /// Unpacks the node at the start of `w` over `n`; returns its words.
 fn unpack_node(w: &[u64], n: &mut Node) -> usize {
     let head = w[0];
-    let used = w[1];
+    let (used, repeats) = (w[1], w[2]);
     n.shift = head as u8;
     n.offset = (head >> 8) as u8;
     n.count = (head >> 16) as u8;
     n.nr_values = (head >> 24) as u8;
     n.parent = (head >> 32) as NodeId;
-    n.present = w[2];
-    n.children = w[3];
-    n.canon = w[4];
-    n.full = w[5];
-    n.version = w[6];
-    n.marks = [w[7], w[8], w[9]];
+    n.present = w[3];
+    n.children = w[4];
+    n.canon = w[5];
+    n.full = w[6];
+    n.version = w[7];
+    n.marks = [w[8], w[9], w[10]];
     n.slots = [0; XA_CHUNK_SIZE];
     let mut at = PACKED_HEAD;
+    let mut last = 0;
     let mut rest = used;
     while rest != 0 {
-        n.slots[rest.trailing_zeros() as usize] = w[at];
-        at += 1;
+        let i = rest.trailing_zeros() as usize;
+        if repeats >> i & 1 == 0 {
+            last = w[at];
+            at += 1;
+        }
+        n.slots[i] = last;
         rest &= rest - 1;
     }
     at
@@ -324,8 +339,15 @@ mod tests {
     use crate::cow::Frozenable;
     use proptest::prelude::*;
 
-    /// A node with `slots` written where `used` says, over garbage.
-    fn node(fields: (u8, u8, u8, u8, u32), words: [u64; 8], used: u64, fill: u64) -> Node {
+    /// A node with `slots` written where `used` says, over garbage, in
+    /// runs of `run` slots of one word.
+    fn node(
+        fields: (u8, u8, u8, u8, u32),
+        words: [u64; 8],
+        used: u64,
+        fill: u64,
+        run: usize,
+    ) -> Node {
         let (shift, offset, count, nr_values, parent) =
             (fields.0, fields.1, fields.2, fields.3, fields.4);
         let mut n = Node::new(shift, parent, offset);
@@ -336,7 +358,7 @@ mod tests {
         n.marks = [words[5], words[6], words[7]];
         for (i, slot) in n.slots.iter_mut().enumerate() {
             if used >> i & 1 == 1 {
-                *slot = fill.wrapping_mul(i as u64 + 1) | 1;
+                *slot = fill.wrapping_mul((i / run) as u64 + 1) | 1;
             }
         }
         n
@@ -345,7 +367,8 @@ mod tests {
     proptest! {
         /// Packed and unpacked, over a node that held anything, or onto
         /// the end of a vector, a node is the same node; its packed form
-        /// is its head and the slots that hold something.
+        /// is its head and the slots that hold something other than the
+        /// slot before them that holds something.
         #[test]
         fn a_packed_node_unpacks_to_itself(
             fields in any::<(u8, u8, u8, u8, u32)>(),
@@ -353,14 +376,23 @@ mod tests {
             used in any::<u64>(),
             fill in any::<u64>(),
             other in any::<u64>(),
+            runs in (1usize..=64, 1usize..=64),
         ) {
-            let nodes = [node(fields, words, used, fill), node(fields, words, !used, other)];
+            let nodes = [
+                node(fields, words, used, fill, runs.0),
+                node(fields, words, !used, other, runs.1),
+            ];
             let mut packed = Vec::new();
             Node::pack(&nodes, &mut packed);
-            prop_assert_eq!(packed.len(), 2 * PACKED_HEAD + 64);
-            let mut over = [node(fields, words, u64::MAX, other); 2];
+            let mut kept = 0;
+            for n in &nodes {
+                let held: Vec<u64> = n.slots.iter().copied().filter(|&s| s != 0).collect();
+                kept += held.iter().enumerate().filter(|&(k, &s)| k == 0 || held[k - 1] != s).count();
+            }
+            prop_assert_eq!(packed.len(), 2 * PACKED_HEAD + kept);
+            let mut over = [node(fields, words, u64::MAX, other, 1); 2];
             Node::unpack(&packed, &mut over);
-            let mut pushed = vec![node(fields, words, 0, 0)];
+            let mut pushed = vec![node(fields, words, 0, 0, 1)];
             Node::unpack_push(&packed, 2, &mut pushed);
             for i in 0..2 {
                 prop_assert_eq!(format!("{:?}", over[i]), format!("{:?}", nodes[i]));
