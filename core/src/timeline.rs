@@ -686,9 +686,9 @@ impl Timeline {
     /// to the state after `step` accesses) emitted. Those of the last
     /// [`END_LOG_ACCESSES`] are kept; any other is run again from the
     /// machine before it, made from a checkpoint. At the end of the 16
-    /// GiB backward walk, the inspector's folio was added by the last
-    /// access, and making the machine before it for that took 38 MB of
-    /// the app's wasm memory for a moment.
+    /// GiB backward walk, the app's first look-up (the inspector's, of
+    /// the folio the last access added) made that machine, and the app's
+    /// wasm memory grew by 38 MB for one access's events.
     pub fn events_of(&self, step: u64) -> Vec<Event> {
         let mut events = Vec::new();
         if step == 0 || step > self.len {

@@ -359,7 +359,8 @@ impl XArray {
     /// fills it never grows its arena by doublings, each of which copied
     /// every node (the 2 GiB backward walk's peak RSS natively: 11.6 ->
     /// 7.0 MB). Room reserved and never used is address space, not
-    /// memory: no page of it is touched.
+    /// memory: no page of it is touched (natively; a wasm memory grows
+    /// by all of it, see [`XArray::with_room`]).
     pub fn with_room_for(indices: u64) -> Self {
         Self::with_room(nodes_to_hold(indices).min(RESERVED_NODES_MAX))
     }

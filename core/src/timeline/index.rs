@@ -230,7 +230,7 @@ impl IndexBuilder {
     /// The second run of `cfg`, whose xarray's arena holds `node_room`
     /// nodes at most (the first run's): room for them all from the start,
     /// and none for the whole file's. The 16 GiB comparison's first runs
-    /// held 30,000 nodes a kernel, the file's room is 66,577 (20 MB more).
+    /// held 32,496 nodes a kernel, the file's room is 66,577 (20 MB more).
     pub(crate) fn new(cfg: Config, budget_bytes: usize, node_room: usize) -> Self {
         let mut sim = Simulation::with_node_room(cfg, Some(node_room));
         let len = sim.len();
