@@ -683,29 +683,19 @@ impl Timeline {
     }
 
     /// The events that access number `step` (1-based: the one that leads
-    /// to the state after `step` accesses) emitted. Those of the last
-    /// [`END_LOG_ACCESSES`] are kept; any other is run again from the
-    /// machine before it, made from a checkpoint. At the end of the 16
-    /// GiB backward walk, the app's first look-up (the inspector's, of
-    /// the folio the last access added) made that machine, and the app's
-    /// wasm memory grew by 38 MB for one access's events.
+    /// to the state after `step` accesses) emitted, run again from the
+    /// machine before it, made from a checkpoint: a whole machine for a
+    /// moment (38 MB on the 16 GiB backward walk), which a caller that
+    /// logged the access's events can spare (the app's inspector reads
+    /// its seeker's log first).
     pub fn events_of(&self, step: u64) -> Vec<Event> {
-        let mut events = Vec::new();
         if step == 0 || step > self.len {
-            return events;
-        }
-        if step > self.len.saturating_sub(END_LOG_ACCESSES) {
-            for &(a, e) in &self.end_events {
-                if a == step {
-                    events.push(e);
-                }
-            }
-            return events;
+            return Vec::new();
         }
         let mut sim = self.simulation_at(step - 1);
-        let mut log = EventLog::new();
-        sim.step(&mut log);
-        log.take()
+        let mut events = EventLog::new();
+        sim.step(&mut events);
+        events.take()
     }
 
     /// The access (1-based) at or before `step` that added the folio at
@@ -779,6 +769,20 @@ impl Timeline {
     pub fn take_end(&self) -> Simulation {
         let lent = self.end.borrow_mut().take();
         lent.unwrap_or_else(|| self.simulation_at(self.len))
+    }
+
+    /// Drops the run at the end held here, if any, for a caller that will
+    /// ask for none: an index builder's run, held for a spare that a jump
+    /// made before the checkpoints were taken. Made again from the
+    /// checkpoints if asked for after all.
+    pub fn release_end(&self) {
+        self.end.take();
+    }
+
+    /// Whether the run at its end is held here: the build's until lent,
+    /// or an index builder's after that.
+    pub fn holds_end(&self) -> bool {
+        self.end.borrow().is_some()
     }
 
     /// The events of the last [`END_LOG_ACCESSES`] accesses (or all, in a
