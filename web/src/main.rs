@@ -42,14 +42,15 @@ const HEAP_RESERVE: usize = 32 << 20;
 
 fn main() {
     panic::install();
-    reserve_heap();
+    reserve_heap(HEAP_RESERVE);
     yew::Renderer::<app::App>::new().render();
 }
 
-/// Grows the wasm memory by [`HEAP_RESERVE`] at once and gives it back to
-/// the allocator, which keeps it for the allocations to come: wasm memory
-/// never shrinks.
-fn reserve_heap() {
+/// Makes sure the allocator holds `bytes` in one free block, growing the
+/// wasm memory by them at once if it must: it takes them and gives them
+/// back, and keeps them for the allocations to come (wasm memory never
+/// shrinks).
+fn reserve_heap(bytes: usize) {
     // Kept from being optimised away with the allocation it frees.
-    drop(std::hint::black_box(Vec::<u8>::with_capacity(HEAP_RESERVE)));
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(bytes)));
 }
