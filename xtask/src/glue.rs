@@ -80,7 +80,7 @@ struct Renamed {
 fn shorten_names(wasm: &Path, js: &Path) -> Result<()> {
     let mut cmd = tool("wasm-opt");
     cmd.arg(wasm)
-        .args(crate::bench::app_wasm_opt_args_of_index()?)
+        .args(crate::app_wasm_opt::of_index()?)
         .arg("--minify-imports-and-exports-and-modules")
         .arg("-o")
         .arg(wasm);

@@ -5,6 +5,7 @@
 //! step as it goes, and fails with one line that says what went wrong and
 //! what to run by hand.
 
+mod app_wasm_opt;
 mod bench;
 mod boundary;
 mod dist;
