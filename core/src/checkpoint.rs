@@ -58,6 +58,11 @@ impl Stores {
 }
 
 impl Checkpoint {
+    /// Places in the arena of the machine taken, free ones too.
+    pub(crate) fn arena_len(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// Freezes `m` into `stores`, sharing what did not change since its
     /// last checkpoint was taken or restored.
     pub fn take(m: &mut Machine, stores: &mut Stores) -> Checkpoint {

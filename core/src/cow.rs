@@ -503,6 +503,11 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
 
     /// Room for `additional` more items, so that pushing them never
     /// reallocates and copies the vector.
+    /// Items the vector has room for without growing.
+    pub fn capacity(&self) -> usize {
+        self.items.capacity()
+    }
+
     pub fn reserve(&mut self, additional: usize) {
         self.items.reserve_exact(additional);
         let chunks = (self.items.len() + additional).div_ceil(N);

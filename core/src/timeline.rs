@@ -97,6 +97,9 @@ pub struct Timeline {
     /// The end's counters and lookups, which outlive the lending.
     end_counters: Counters,
     end_lookups: XaStats,
+    /// The places in the end's xarray arena, which outlive the lending
+    /// too.
+    end_arena: usize,
     /// The events of the last [`END_LOG_ACCESSES`] accesses, each with
     /// its access number (1-based), in order.
     end_events: Vec<(u64, Event)>,
@@ -296,6 +299,7 @@ impl TimelineBuilder {
         Timeline {
             end_counters: *self.sim.machine().counters(),
             end_lookups: self.sim.machine().lookups(),
+            end_arena: self.sim.machine().cache.xa.arena_len(),
             end: RefCell::new(Some(self.sim)),
             end_events: self.end_events,
             cfg: self.cfg,
@@ -603,11 +607,32 @@ impl Timeline {
             self.restore_at(&mut sim, 0);
             return sim;
         }
+        self.simulation_at_start_with_room_for(self.index().stores.node_room)
+    }
+
+    /// The run at its start, with room made for `nodes` nodes, written
+    /// once as [`Timeline::simulation_at_start_with_room`] writes it: a
+    /// simulation its caller moves only to steps whose machines hold at
+    /// most that many ([`Timeline::arena_by`]), which then never grows
+    /// its arena, and no seek gives it the room of the whole run.
+    pub fn simulation_at_start_with_room_for(&self, nodes: usize) -> Simulation {
         let mut sim = self.simulation_at(0);
-        let xa = &mut sim.machine_mut().cache.xa;
-        xa.reserve_arena(self.index().stores.node_room);
-        xa.touch_arena_room();
+        Self::make_room(&mut sim, nodes);
         sim
+    }
+
+    /// Gives `sim`, a simulation of this timeline, room for the most
+    /// nodes its run holds, written once: for a simulation given less
+    /// ([`Timeline::simulation_at_start_with_room_for`]) that is to go
+    /// anywhere now.
+    pub fn make_room_for_run(&self, sim: &mut Simulation) {
+        Self::make_room(sim, self.index().stores.node_room);
+    }
+
+    fn make_room(sim: &mut Simulation, nodes: usize) {
+        let xa = &mut sim.machine_mut().cache.xa;
+        xa.reserve_arena(nodes);
+        xa.touch_arena_room();
     }
 
     /// Moves `sim`, a simulation of this timeline, to `step` from the
@@ -759,6 +784,18 @@ impl Timeline {
     /// The xarray lookups at the end of the run.
     pub fn end_lookups(&self) -> XaStats {
         self.end_lookups
+    }
+
+    /// The places a machine's xarray arena holds (nodes, free ones too)
+    /// at the first checkpoint at or after `step`, or at the end when
+    /// none is: what a machine moved to `step` holds at most, give or
+    /// take the nodes one checkpoint interval adds, since a read-only
+    /// run's arena only grows. Before the checkpoints are taken, the end's
+    /// for any step but the start.
+    pub fn arena_by(&self, step: u64) -> usize {
+        self.index()
+            .after(step)
+            .map_or(self.end_arena, |c| c.arena_len())
     }
 
     /// The run at its end, for a caller that will draw it and move it on

@@ -1296,17 +1296,21 @@ impl XArray {
 
     /// Puts back nodes frozen from an array in this one's state.
     /// The nodes are thawed into the memory of those there, if any.
-    /// With room for `room` nodes first (none when zero), so that a
-    /// machine moved along its timeline never grows its arena: growing it
-    /// by an eighth at a time made 2 s of the 16 GiB link's play spend
-    /// 54 ms in `realloc` in Chromium, from the run's start, where the
-    /// xarray grows by about 200 nodes a frame. Not for an empty array (a
-    /// run's start): the app makes a simulation at the start of each
-    /// kernel's run to keep in reserve, and reserving room for it at once
-    /// made the 16 GiB link's first jump to the start take 11-21 ms in
-    /// four of six e2e 06 runs, against 5-7 ms without it.
+    /// With room for `room` nodes first when the frozen nodes outgrow the
+    /// room the arena has, so that a machine moved along its timeline
+    /// never grows its arena: growing it by an eighth at a time made 2 s
+    /// of the 16 GiB link's play spend 54 ms in `realloc` in Chromium,
+    /// from the run's start, where the xarray grows by about 200 nodes a
+    /// frame. Not when they fit: not for an empty array (a run's start),
+    /// since reserving room for the simulation the app keeps in reserve
+    /// at each kernel's start made the 16 GiB link's first jump to the
+    /// start take 11-21 ms in four of six e2e 06 runs, against 5-7 ms
+    /// without it; and not for a machine given a smaller room on purpose
+    /// ([`Timeline::simulation_at_start_with_room_for`]).
+    ///
+    /// [`Timeline::simulation_at_start_with_room_for`]: crate::Timeline::simulation_at_start_with_room_for
     pub(crate) fn thaw_nodes(&mut self, frozen: &FrozenNodes, pool: &NodePool, room: usize) {
-        if frozen.len() > 0 {
+        if frozen.len() > self.nodes.capacity() {
             self.reserve_arena(room);
         }
         self.nodes.thaw_into(frozen, pool);

@@ -10,6 +10,10 @@ use crate::state::{Built, CHECKPOINT_BUDGET};
 /// Indexes each of `built`'s timelines that is not, one after another;
 /// stops, leaving the rest, once `still_wanted` says no.
 pub async fn index_timelines(built: &Built, still_wanted: impl Fn() -> bool) {
+    // A second run's machine is held as the end for a whole spare
+    // position; a view whose spares are narrow frees it at once, before
+    // the next kernel's run makes its own.
+    let whole_spares = crate::seekers::whole_spares(built);
     for side in &built.sides {
         let timeline = &side.timeline;
         let Some(mut builder) = timeline.index_builder(CHECKPOINT_BUDGET) else {
@@ -23,5 +27,8 @@ pub async fn index_timelines(built: &Built, still_wanted: impl Fn() -> bool) {
             }
         }
         timeline.set_index(builder);
+        if !whole_spares {
+            timeline.release_end();
+        }
     }
 }

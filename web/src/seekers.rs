@@ -106,6 +106,9 @@ struct Position {
     /// first few.
     bins: Option<(Span, Rc<Vec<Bin>>)>,
     changed: ChangedPages,
+    /// Whether its machine has room for a share of the run's nodes only
+    /// (see [`Seeker`]).
+    narrow: bool,
     /// What each leaf of this position's machine adds to a bin, by its
     /// stamp (about 3 MB a kernel at 16 GiB): the counts of the states
     /// this position stood at, most of which its next move keeps.
@@ -124,6 +127,7 @@ impl Position {
             log,
             bins: None,
             changed: ChangedPages::new(timeline.config()),
+            narrow: false,
             leaves: LeafBins::default(),
         }
     }
@@ -132,14 +136,18 @@ impl Position {
         Position::new(timeline, timeline.simulation_at(0), Log::default())
     }
 
-    /// At the start, with room made for the run's nodes: a position made
+    /// At the start, with room made for the run's nodes, or for `narrow`
+    /// nodes only (a narrow position, see [`Seeker`]): a position made
     /// ahead of time, which then grows no memory when it first moves.
-    fn at_start_with_room(timeline: &Timeline) -> Self {
-        Position::new(
-            timeline,
-            timeline.simulation_at_start_with_room(),
-            Log::default(),
-        )
+    fn at_start_with_room(timeline: &Timeline, narrow: Option<usize>) -> Self {
+        let sim = match narrow {
+            None => timeline.simulation_at_start_with_room(),
+            Some(nodes) => timeline.simulation_at_start_with_room_for(nodes),
+        };
+        Position {
+            narrow: narrow.is_some(),
+            ..Position::new(timeline, sim, Log::default())
+        }
     }
 
     /// The timeline's run at its end, with the events of its last
@@ -171,38 +179,74 @@ impl Position {
 /// 3.3 ms, against 0.35 ms for a jump back by a fortieth of the run). A
 /// view that goes back to where it came from, or jumps far and back,
 /// seeks whichever of the two stands nearer. The price is a second
-/// machine, once a jump has made one.
+/// machine, which views within [`SPARE_NODES`] pay whole. Larger views
+/// keep a narrow one instead, with room for a share of the run's nodes
+/// ([`NARROW_SHARE`]), which takes only steps whose machines fit that
+/// room: near the start of the run, where a jump would otherwise empty
+/// the wide machine, and the next jump far on thaw all of it again.
 struct Seeker {
     at: Position,
     /// Where the view stood before the jump that took the other; at the
     /// start once made ahead (`Seekers::make_spares`); none until then,
-    /// or until a jump lands nearer the start than where the view stood.
+    /// or until a jump lands nearer the start than where the view stood
+    /// (in a view with a narrow spare, on a step that fits its room).
     spare: Option<Position>,
+    /// In a view over [`SPARE_NODES`], the nodes a narrow position has
+    /// room for; none in a view whose spare is a whole machine.
+    narrow_room: Option<usize>,
 }
 
 impl Seeker {
-    fn new(timeline: &Timeline) -> Self {
+    fn new(timeline: &Timeline, narrow_room: Option<usize>) -> Self {
         Seeker {
             at: Position::at_end(timeline),
             spare: None,
+            narrow_room,
         }
     }
 
     /// Takes the spare position instead when it seeks to `step` more
     /// cheaply: forward in place where this one cannot, or from nearer.
-    /// A position at the start stands in for a spare not made yet.
+    /// A position at the start stands in for a spare not made yet. A
+    /// narrow position takes only the steps whose machines fit its room:
+    /// a jump past them takes the wide one wherever it stands, and play
+    /// that runs past them widens it, the wide one going first, so that
+    /// the view never holds two wide machines.
     fn take_nearer(&mut self, timeline: &Timeline, step: u64) {
         let here = self.at.step();
-        if timeline.seeks_in_place(here, step) {
+        let in_place = timeline.seeks_in_place(here, step);
+        let fits = self
+            .narrow_room
+            .is_some_and(|room| timeline.arena_by(step) <= room);
+        if self.at.narrow && !fits {
+            match self.spare.as_mut() {
+                Some(wide) if !in_place => std::mem::swap(&mut self.at, wide),
+                _ => {
+                    self.spare = None;
+                    timeline.make_room_for_run(&mut self.at.sim);
+                    self.at.narrow = false;
+                }
+            }
+            return;
+        }
+        if in_place {
             return;
         }
         let there = self.spare.as_ref().map_or(0, |p| p.step());
-        if !timeline.seeks_in_place(there, step) && there.abs_diff(step) >= here.abs_diff(step) {
+        let takes = self
+            .spare
+            .as_ref()
+            .map_or(self.narrow_room.is_none(), |p| !p.narrow)
+            || fits;
+        if !takes
+            || !timeline.seeks_in_place(there, step) && there.abs_diff(step) >= here.abs_diff(step)
+        {
             return;
         }
-        let spare = self
-            .spare
-            .get_or_insert_with(|| Position::at_start(timeline));
+        let spare = self.spare.get_or_insert_with(|| match self.narrow_room {
+            None => Position::at_start(timeline),
+            room => Position::at_start_with_room(timeline, room),
+        });
         std::mem::swap(&mut self.at, spare);
     }
 
@@ -273,6 +317,33 @@ impl Seeker {
     }
 }
 
+/// The most nodes a view's whole spare positions may hold, all kernels
+/// together, each as many as its run's machine at the end: 32,768 nodes
+/// are 18 MB, a seventh of the 128 MB the app's wasm memory is held to
+/// on a 16 GiB view. The default view's three hold 24,969 (14.6 MB). The
+/// 16 GiB comparison's two held 64,992 (38 MB), and the view took
+/// 146 MB in all once warm; the 16 GiB backward sequential link's one
+/// held 66,577, and the view took 123 MB.
+const SPARE_NODES: usize = 1 << 15;
+
+/// The share of its run's nodes a view over [`SPARE_NODES`] gives its
+/// narrow spares room for: a quarter. On the 16 GiB comparison, 8,124 of
+/// 32,496 nodes (4.7 MB a kernel), which the run holds until about a
+/// sixth of its accesses.
+const NARROW_SHARE: usize = 4;
+
+/// The most nodes side `t`'s run holds, at its end.
+fn end_nodes(t: &Timeline) -> usize {
+    t.arena_by(t.len())
+}
+
+/// Whether `built`'s seekers keep whole spare positions: whether their
+/// machines at the end fit [`SPARE_NODES`].
+pub fn whole_spares(built: &Built) -> bool {
+    let nodes: usize = built.sides.iter().map(|s| end_nodes(&s.timeline)).sum();
+    nodes <= SPARE_NODES
+}
+
 /// The simulations of the view on screen.
 #[derive(Default)]
 pub struct Seekers {
@@ -310,7 +381,8 @@ impl Seekers {
     /// A spare that a jump made already (one before the view was warm)
     /// leaves the run the timeline holds for one unused: it goes, rather
     /// than stay a third machine (18.7 MB a kernel on the 16 GiB
-    /// comparison).
+    /// comparison). In a view over [`SPARE_NODES`], the spare is a
+    /// narrow one, and the run held goes too.
     /// Does nothing for a view no longer on screen, or not drawn yet.
     pub fn make_spares(&self, built: &Kept<Built>) {
         let mut current = self.current.borrow_mut();
@@ -318,9 +390,12 @@ impl Seekers {
             return;
         };
         for (seeker, side) in seekers.iter_mut().zip(&b.sides) {
-            match seeker.spare {
-                Some(_) => side.timeline.release_end(),
-                None => seeker.spare = Some(Position::at_start_with_room(&side.timeline)),
+            if seeker.spare.is_some() || seeker.narrow_room.is_some() {
+                side.timeline.release_end();
+            }
+            if seeker.spare.is_none() {
+                let room = seeker.narrow_room;
+                seeker.spare = Some(Position::at_start_with_room(&side.timeline, room));
             }
         }
     }
@@ -334,10 +409,15 @@ impl Seekers {
         step: u64,
     ) -> &'a mut Seeker {
         if current.as_ref().is_none_or(|(b, _)| b != built) {
+            let whole = whole_spares(built);
             let seekers = built
                 .sides
                 .iter()
-                .map(|s| Seeker::new(&s.timeline))
+                .map(|s| {
+                    let t = &s.timeline;
+                    let narrow_room = (!whole).then(|| end_nodes(t) / NARROW_SHARE);
+                    Seeker::new(t, narrow_room)
+                })
                 .collect();
             *current = Some((built.clone(), seekers));
         }
@@ -506,6 +586,60 @@ mod tests {
             },
             ..Scenario::default()
         }
+    }
+
+    /// In a view over [`SPARE_NODES`], with a narrow spare: after any
+    /// move (jumps far and near, then play from the start to the end and
+    /// jumps again), the position on screen holds the timeline's state at
+    /// the step, the seeker holds at most one wide machine, and a narrow
+    /// one keeps to its room, a quarter of the run's nodes: less than
+    /// half the memory of a machine with room for them all.
+    #[test]
+    fn a_narrow_spare_keeps_to_its_room() {
+        // Read backwards a page at a time (the 16 GiB backward link's
+        // walk), so that the xarray grows all along the run, and the
+        // machines of its first quarter fit a quarter of its nodes.
+        let (timeline, built) = one_kernel(Scenario {
+            file_size: 64 << 20,
+            pattern: Pattern::Rev,
+            madvise: Madvise::Sequential,
+            ..Scenario::default()
+        });
+        let len = timeline.len();
+        let room = end_nodes(&timeline) / NARROW_SHARE;
+        let wide = timeline.machine_at(len).memory_bytes();
+        let mut seeker = Seeker::new(&timeline, Some(room));
+        let frame = timeline.interval() / 4;
+        let mut steps = vec![len - 1, 0, len * 39 / 40, len / 40, len / 10, len * 9 / 10];
+        steps.extend([len / 10, 0]);
+        steps.extend((1..=len / frame).map(|k| k * frame));
+        steps.extend([0, len / 2, 1, len, len / 10, len, len / 4]);
+        let mut narrow_seen = false;
+        for step in steps {
+            seeker.seek(&built, 0, step);
+            let sim = &seeker.at.sim;
+            assert_eq!(sim.step_count(), step);
+            assert!(
+                !sim.machine().differs_quickly(&timeline.machine_at(step)),
+                "at {step}"
+            );
+            let positions: Vec<&Position> =
+                std::iter::once(&seeker.at).chain(&seeker.spare).collect();
+            assert!(
+                positions.iter().filter(|p| !p.narrow).count() <= 1,
+                "two wide at {step}"
+            );
+            for p in positions.iter().filter(|p| p.narrow) {
+                narrow_seen = true;
+                let bytes = p.sim.machine().memory_bytes();
+                assert!(
+                    bytes * 2 < wide,
+                    "narrow at {}: {bytes} of {wide} bytes",
+                    p.step()
+                );
+            }
+        }
+        assert!(narrow_seen);
     }
 
     /// Spares made ahead stand at the start, for the view on screen only,

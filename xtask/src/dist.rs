@@ -24,9 +24,12 @@ use crate::tools::{setup_build, trunk_cmd};
 /// (from 423.6) once wasm-opt no longer inlined every function with one
 /// caller and took the lowest 1 KB of memory as unused (index.html,
 /// 2026-12-05); 405 KB at 402.3 (from 419.8) once the app carried one
-/// sort instead of seven and four B-trees fewer (2026-12-05). Issue
-/// 12's goal is 300 KB.
-pub const GZIP_BUDGET: u64 = 405 * 1024;
+/// sort instead of seven and four B-trees fewer (2026-12-05); 406 KB at
+/// 405.3 (from 404.9) for the narrow spare positions of the 16 GiB
+/// views, which brought the 16 GiB comparison's wasm memory from 146.4
+/// to 120.6 MB, under issue 12's 128 MB (2026-12-06). Issue 12's goal
+/// is 300 KB.
+pub const GZIP_BUDGET: u64 = 406 * 1024;
 
 pub fn dist() -> Result<PathBuf> {
     setup_build()?;

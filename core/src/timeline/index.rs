@@ -77,6 +77,13 @@ impl Index {
         }
     }
 
+    /// The checkpoint at or after `step`, if one is.
+    pub fn after(&self, step: u64) -> Option<&Checkpoint> {
+        self.checkpoints
+            .get(step.div_ceil(self.interval) as usize)
+            .map(|c| c.as_ref())
+    }
+
     /// The checkpoint at or before `step` (short of the end), and its step.
     pub fn before(&self, step: u64) -> (&Checkpoint, u64) {
         let i = ((step / self.interval) as usize).min(self.checkpoints.len() - 1);
