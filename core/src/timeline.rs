@@ -617,22 +617,10 @@ impl Timeline {
     /// its arena, and no seek gives it the room of the whole run.
     pub fn simulation_at_start_with_room_for(&self, nodes: usize) -> Simulation {
         let mut sim = self.simulation_at(0);
-        Self::make_room(&mut sim, nodes);
-        sim
-    }
-
-    /// Gives `sim`, a simulation of this timeline, room for the most
-    /// nodes its run holds, written once: for a simulation given less
-    /// ([`Timeline::simulation_at_start_with_room_for`]) that is to go
-    /// anywhere now.
-    pub fn make_room_for_run(&self, sim: &mut Simulation) {
-        Self::make_room(sim, self.index().stores.node_room);
-    }
-
-    fn make_room(sim: &mut Simulation, nodes: usize) {
         let xa = &mut sim.machine_mut().cache.xa;
         xa.reserve_arena(nodes);
         xa.touch_arena_room();
+        sim
     }
 
     /// Moves `sim`, a simulation of this timeline, to `step` from the
