@@ -501,13 +501,13 @@ impl<T: Clone, const N: usize> TrackedVec<T, N> {
         self.dirty.shrink_to_fit();
     }
 
-    /// Room for `additional` more items, so that pushing them never
-    /// reallocates and copies the vector.
     /// Items the vector has room for without growing.
     pub fn capacity(&self) -> usize {
         self.items.capacity()
     }
 
+    /// Room for `additional` more items, so that pushing them never
+    /// reallocates and copies the vector.
     pub fn reserve(&mut self, additional: usize) {
         self.items.reserve_exact(additional);
         let chunks = (self.items.len() + additional).div_ceil(N);

@@ -320,8 +320,8 @@ impl Seeker {
 
 /// The most nodes a view's whole spare positions may hold, all kernels
 /// together, each as many as its run's machine at the end: 32,768 nodes
-/// are 18 MB, a seventh of the 128 MB the app's wasm memory is held to
-/// on a 16 GiB view. The default view's three hold 24,969 (14.6 MB). The
+/// are 19 MB at 584 bytes a node, about a seventh of the 128 MB the app's
+/// wasm memory is held to on a 16 GiB view. The default view's three hold 24,969 (14.6 MB). The
 /// 16 GiB comparison's two held 64,992 (38 MB), and the view took
 /// 146 MB in all once warm; the 16 GiB backward sequential link's one
 /// held 66,577, and the view took 123 MB.
@@ -600,7 +600,7 @@ mod tests {
     fn a_narrow_spare_keeps_to_its_room() {
         // Read backwards a page at a time (the 16 GiB backward link's
         // walk), so that the xarray grows all along the run, and the
-        // machines of its first quarter fit a quarter of its nodes.
+        // machines of its first tenth fit a quarter of its nodes.
         let (timeline, built) = one_kernel(Scenario {
             file_size: 64 << 20,
             pattern: Pattern::Rev,
