@@ -42,33 +42,27 @@ const HEAP_RESERVE: usize = 32 << 20;
 
 fn main() {
     panic::install();
-    reserve_heap(HEAP_RESERVE);
+    reserve_heap(HEAP_RESERVE, HEAP_RESERVE);
     yew::Renderer::<app::App>::new().render();
 }
 
-/// Pieces [`keep_free_heap`] takes: larger than the counts a jump makes
-/// at once, the largest of which are a strip's twig tables (half a
-/// megabyte at 16 GiB).
+/// Blocks [`reserve_heap`] takes of the heap kept free once a view is
+/// warm: larger than the counts a jump makes at once, the largest of
+/// which are a strip's twig tables (half a megabyte at 16 GiB).
 const FREE_PIECE: usize = 1 << 20;
 
-/// Makes sure the allocator holds `bytes` of free heap in pieces of
-/// [`FREE_PIECE`], growing the wasm memory only by what its free blocks
-/// lack: it takes them and gives them back. Unlike [`reserve_heap`], the
-/// holes already there count: on the 16 GiB comparison once warm, one
+/// Makes sure the allocator holds `bytes` of free heap in blocks of
+/// `piece` bytes, growing the wasm memory only by what its free blocks
+/// lack: it takes them and gives them back, and keeps them for the
+/// allocations to come (wasm memory never shrinks). Before the first
+/// render, one block (the heap is empty); once warm, [`FREE_PIECE`]s,
+/// so that the holes already there count: on the 16 GiB comparison, one
 /// free block of 8 MB grew the memory from 119.5 to 127.6 MB, with 9.9 MB
 /// free in smaller blocks (a counting allocator's figures, 2026-12-06).
-fn keep_free_heap(bytes: usize) {
-    let pieces: Vec<Vec<u8>> = (0..bytes.div_ceil(FREE_PIECE))
-        .map(|_| Vec::with_capacity(FREE_PIECE))
+fn reserve_heap(bytes: usize, piece: usize) {
+    let blocks: Vec<Vec<u8>> = (0..bytes.div_ceil(piece))
+        .map(|_| Vec::with_capacity(piece))
         .collect();
-    drop(std::hint::black_box(pieces));
-}
-
-/// Makes sure the allocator holds `bytes` in one free block, growing the
-/// wasm memory by them at once if it must: it takes them and gives them
-/// back, and keeps them for the allocations to come (wasm memory never
-/// shrinks).
-fn reserve_heap(bytes: usize) {
-    // Kept from being optimised away with the allocation it frees.
-    drop(std::hint::black_box(Vec::<u8>::with_capacity(bytes)));
+    // Kept from being optimised away with the allocations it frees.
+    drop(std::hint::black_box(blocks));
 }

@@ -47,17 +47,15 @@ impl Log {
     /// The events of `access`, when the log holds them all (the oldest
     /// lines go first once there are [`LOG_LINES`]); none otherwise.
     pub fn events_of(&self, access: u64) -> Vec<Event> {
-        let mut events = Vec::new();
         let whole = self
             .lines
             .front()
             .is_some_and(|f| f.access < access || (f.access == access && f.index == 0));
-        for l in &self.lines {
-            if whole && l.access == access {
-                events.push(l.event);
-            }
+        if !whole {
+            return Vec::new();
         }
-        events
+        let lines = self.lines.iter().filter(|l| l.access == access);
+        lines.map(|l| l.event).collect()
     }
 
     /// Adds `event` of `access`, numbered after the events of that access
@@ -320,11 +318,11 @@ impl Seeker {
 
 /// The most nodes a view's whole spare positions may hold, all kernels
 /// together, each as many as its run's machine at the end: 32,768 nodes
-/// are 19 MB at 584 bytes a node, about a seventh of the 128 MB the app's
-/// wasm memory is held to on a 16 GiB view. The default view's three hold 24,969 (14.6 MB). The
-/// 16 GiB comparison's two held 64,992 (38 MB), and the view took
-/// 146 MB in all once warm; the 16 GiB backward sequential link's one
-/// held 66,577, and the view took 123 MB.
+/// are 19 MB at 584 bytes a node, about a seventh of the 128 MB the
+/// app's wasm memory is held to on a 16 GiB view. The default view's
+/// three hold 24,969 (14.6 MB). The 16 GiB comparison's two held 64,992
+/// (38 MB), and the view took 146 MB in all once warm; the 16 GiB
+/// backward sequential link's one held 66,577, and the view took 123 MB.
 const SPARE_NODES: usize = 1 << 15;
 
 /// The share of its run's nodes a view over [`SPARE_NODES`] gives its

@@ -23,7 +23,7 @@ const WARM_UP_DELAY_MS: u32 = 150;
 /// over the timing test's jumps, and one jump there (the test's last, to
 /// the spare position) took 15 to 20 ms in six runs of e2e 06, against
 /// 7 and 10 ms in two runs with this reserve (2026-12-06). Kept in
-/// pieces (`keep_free_heap`), which the holes the heap has already meet.
+/// pieces (`FREE_PIECE`), which the holes the heap has already meet.
 const JUMP_RESERVE: usize = 8 << 20;
 
 /// `built`: the view's timelines, once there; `len`: its accesses;
@@ -70,7 +70,7 @@ pub fn use_warm_up(
                     crate::warm::rehearse_jumps(&dispatch, &stops, step, applied).await;
                 }
                 seekers.0.make_spares(&built);
-                crate::keep_free_heap(JUMP_RESERVE);
+                crate::reserve_heap(JUMP_RESERVE, crate::FREE_PIECE);
                 if let Some(root) = gloo::utils::document().document_element() {
                     let _ = root.set_attribute("data-warm", "1");
                 }
