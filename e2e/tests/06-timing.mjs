@@ -202,6 +202,41 @@ async function farJumps(page) {
   };
 }
 
+/// Steps through events (shift+→, then shift+← back), from two places
+/// of the run, traced. The first step into an access needs its events,
+/// which the seekers find (web/src/seekers.rs, `Seekers::events_of`):
+/// made on a machine of their own, they grew the 16 GiB comparison's
+/// wasm memory by a whole machine. Reported, not targets: the work of
+/// each first step, and the median and max of the others.
+async function eventSteps(page) {
+  const places = [0.37, 0.81];
+  const { events } = await traced(page, async (places) => {
+    const r = document.querySelector('[data-testid="scrubber"]');
+    const len = Number(r.max);
+    const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+    for (const at of places) {
+      r.value = String(Math.floor(at * len));
+      r.dispatchEvent(new Event('input', { bubbles: true }));
+      await frame();
+      for (const key of ['ArrowRight', 'ArrowRight', 'ArrowLeft', 'ArrowLeft']) {
+        console.timeStamp('event');
+        document.body.dispatchEvent(new KeyboardEvent('keydown', { key, shiftKey: true, bubbles: true }));
+        await frame();
+      }
+      console.timeStamp('place');
+    }
+    console.timeStamp('end');
+  }, undefined, places);
+  // Each place's presses, then the work from its last to the next place's
+  // jump, which is not an event step.
+  const all = workBetweenMarks(events, 'event');
+  const firsts = places.map((_, i) => all[i * 4]);
+  const others = places.flatMap((_, i) => all.slice(i * 4 + 1, i * 4 + 3));
+  return {
+    event_step_ms: { first: firsts.map(r1), median: r1(q(others, 0.5)), max: r1(Math.max(...others)) },
+  };
+}
+
 /// 40 jumps and two seconds of play on `page`, traced.
 async function measure(page, expect) {
   const hostLoop = await hostLoopMs(page);
@@ -254,6 +289,7 @@ async function measure(page, expect) {
 
   const far = await farJumps(page);
   const play = await playFigures(page, expect);
+  const steps = await eventSteps(page);
   const first = await firstRender(page);
   expect(first.ready !== null, 'the app marked when its view was ready');
   const wasmMb = await wasmMemoryMb(page);
@@ -273,6 +309,7 @@ async function measure(page, expect) {
       catch_up_ms: settle.result.held ? r1(catchUp[0]) : null,
       ...far,
       ...play,
+      ...steps,
     },
     perJump,
   };

@@ -47,7 +47,7 @@ use crate::hooks::{
     use_seed_story, use_warm_up, Keys,
 };
 use crate::seekers::SeekersHandle;
-use crate::state::{Action, Panel, State};
+use crate::state::{Action, EventsOf, Panel, State};
 use crate::url;
 
 /// The preset on screen at load (defined with the seeds' rows).
@@ -100,11 +100,18 @@ fn initial_state() -> State {
 
 #[component]
 pub fn App() -> Html {
-    let state = use_reducer(initial_state);
+    let seekers = use_memo((), |_| SeekersHandle::default());
+    let state = use_reducer({
+        let seekers = (*seekers).clone();
+        move || {
+            let mut s = initial_state();
+            s.events = EventsOf(Some(seekers));
+            s
+        }
+    });
     let dispatch = state.dispatcher();
     let latest = use_memo((), |_| Latest::default());
     latest.set(state.clone());
-    let seekers = use_memo((), |_| SeekersHandle::default());
 
     let setup = state.setup();
     use_build(&setup, dispatch.clone());

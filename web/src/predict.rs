@@ -13,9 +13,15 @@ use crate::state::Question;
 /// the run; none if the run has no such event left. The prompt names the
 /// kernel and how far ahead the event is: exactly, unless the distance is
 /// the answer (the crossing), where it gives the order of magnitude.
-pub fn question(t: &Timeline, mark: Mark, step: u64) -> Option<Question> {
+/// `events_of` gives an access's events.
+pub fn question(
+    t: &Timeline,
+    mark: Mark,
+    step: u64,
+    events_of: impl FnOnce(u64) -> Vec<Event>,
+) -> Option<Question> {
     let access = t.next_mark(mark, step)?;
-    let events = t.events_of(access);
+    let events = events_of(access);
     let kernel = t.config().kernel.label();
     let ahead = access - step;
     let (prompt, answer, unit) = match mark {
@@ -132,7 +138,7 @@ mod tests {
         scenario.file_size = 256 << 20;
         let t = Timeline::build(scenario.config().unwrap(), 16 << 20);
         let crossing = t.next_mark(Mark::LotsaMissCrossing, 0).unwrap();
-        let q = question(&t, Mark::LotsaMissCrossing, 0).unwrap();
+        let q = question(&t, Mark::LotsaMissCrossing, 0, |a| t.events_of(a)).unwrap();
         assert_eq!((q.answer, q.ask_at, q.reveal_at), (crossing, 0, crossing));
         let bound = round_up(crossing);
         assert!(bound >= crossing && bound < crossing * 5, "{bound}");
@@ -143,7 +149,7 @@ mod tests {
                 scenario.kernel.label()
             )
         );
-        let q = question(&t, Mark::MajorFault, 10).unwrap();
+        let q = question(&t, Mark::MajorFault, 10, |a| t.events_of(a)).unwrap();
         let ahead = q.reveal_at - 10;
         assert!(
             q.prompt

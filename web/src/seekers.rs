@@ -47,15 +47,18 @@ impl Log {
     /// The events of `access`, when the log holds them all (the oldest
     /// lines go first once there are [`LOG_LINES`]); none otherwise.
     pub fn events_of(&self, access: u64) -> Vec<Event> {
-        let whole = self
-            .lines
-            .front()
-            .is_some_and(|f| f.access < access || (f.access == access && f.index == 0));
-        if !whole {
+        if !self.holds(access) {
             return Vec::new();
         }
         let lines = self.lines.iter().filter(|l| l.access == access);
         lines.map(|l| l.event).collect()
+    }
+
+    /// Whether the log holds every event of `access`.
+    fn holds(&self, access: u64) -> bool {
+        self.lines
+            .front()
+            .is_some_and(|f| f.access < access || (f.access == access && f.index == 0))
     }
 
     /// Adds `event` of `access`, numbered after the events of that access
@@ -260,6 +263,12 @@ impl Seeker {
             return;
         }
         self.take_nearer(timeline, step);
+        self.move_at(timeline, step);
+    }
+
+    /// Moves the position on screen to `step`, as [`Seeker::seek`] says,
+    /// whichever of the two it is.
+    fn move_at(&mut self, timeline: &Timeline, step: u64) {
         let here = self.at.step();
         if here == step {
             return;
@@ -291,6 +300,46 @@ impl Seeker {
         });
         log.lines
             .retain(|l| l.access > log_from && l.access <= step);
+    }
+
+    /// The events of `access` (1-based): from the log of a position that
+    /// holds them, or else by moving one there. The spare goes when it can
+    /// take the step, so that the position on screen stays where the view
+    /// stands, and a narrow one goes only to a step that fits its room: the
+    /// seekers allocate no machine. Asked for the next access while the
+    /// view steps through events, the spare then runs one access forward
+    /// in place each time. Made on a machine of its own instead, as the
+    /// timeline does, the events cost the 16 GiB comparison a whole
+    /// machine (19 MB), which grew its wasm memory to 132.5 MB once warm.
+    fn events_of(&mut self, timeline: &Timeline, access: u64) -> Vec<Event> {
+        let held = std::iter::once(&self.at)
+            .chain(&self.spare)
+            .find(|p| p.step() >= access && p.log.holds(access));
+        if let Some(p) = held {
+            return p.log.events_of(access);
+        }
+        let fits = |p: &Position| {
+            !p.narrow
+                || self
+                    .narrow_room
+                    .is_some_and(|room| timeline.arena_by(access) <= room)
+        };
+        let spare_goes = self.spare.as_ref().is_some_and(fits);
+        if !spare_goes && !fits(&self.at) {
+            // A narrow position on screen and no spare made yet (a view
+            // not warm): only the timeline can.
+            return timeline.events_of(access);
+        }
+        let swap = |s: &mut Self| {
+            if let Some(spare) = s.spare.as_mut().filter(|_| spare_goes) {
+                std::mem::swap(&mut s.at, spare);
+            }
+        };
+        swap(self);
+        self.move_at(timeline, access);
+        let events = self.at.log.events_of(access);
+        swap(self);
+        events
     }
 
     /// The bins of `span` at the seeker's step: those its position kept,
@@ -399,6 +448,21 @@ impl Seekers {
         }
     }
 
+    /// The events of access `access` (1-based) of side `side`, found by its
+    /// seeker (`Seeker::events_of`) without a machine of their own. Asked
+    /// while a component holds the seekers (from inside [`Seekers::with`]),
+    /// the timeline runs the access again instead.
+    pub fn events_of(&self, built: &Kept<Built>, side: usize, access: u64) -> Vec<Event> {
+        let timeline = &built.sides[side].timeline;
+        if access == 0 || access > timeline.len() {
+            return Vec::new();
+        }
+        let Ok(mut current) = self.current.try_borrow_mut() else {
+            return timeline.events_of(access);
+        };
+        Self::seekers_of(&mut current, built)[side].events_of(timeline, access)
+    }
+
     /// Side `side`'s seeker, moved to `step`; all made anew for a view
     /// built anew.
     fn seeker<'a>(
@@ -407,6 +471,16 @@ impl Seekers {
         side: usize,
         step: u64,
     ) -> &'a mut Seeker {
+        let seeker = &mut Self::seekers_of(current, built)[side];
+        seeker.seek(built, side, step);
+        seeker
+    }
+
+    /// The seekers of `built`, made anew when they are another view's.
+    fn seekers_of<'a>(
+        current: &'a mut Option<(Kept<Built>, Vec<Seeker>)>,
+        built: &Kept<Built>,
+    ) -> &'a mut [Seeker] {
         if current.as_ref().is_none_or(|(b, _)| b != built) {
             let whole = whole_spares(built);
             let seekers = built
@@ -421,9 +495,7 @@ impl Seekers {
             *current = Some((built.clone(), seekers));
         }
         let (_, seekers) = current.as_mut().expect("just set");
-        let seeker = &mut seekers[side];
-        seeker.seek(built, side, step);
-        seeker
+        seekers
     }
 }
 
@@ -640,6 +712,75 @@ mod tests {
             }
         }
         assert!(narrow_seen);
+    }
+
+    /// The events of any access, asked of a seeker whose spare is narrow,
+    /// are the timeline's; the position on screen stays where it stood
+    /// whenever the spare can take the access, and the seeker still holds
+    /// one wide machine and a narrow one. Asked while a component holds
+    /// the seekers, the timeline answers.
+    #[test]
+    fn events_of_any_access_are_the_timelines() {
+        let (timeline, built) = one_kernel(Scenario {
+            file_size: 64 << 20,
+            pattern: Pattern::Rev,
+            madvise: Madvise::Sequential,
+            ..Scenario::default()
+        });
+        let len = timeline.len();
+        let room = end_nodes(&timeline) / NARROW_SHARE;
+        let wide = timeline.machine_at(len).memory_bytes();
+        let mut seeker = Seeker::new(&timeline, Some(room));
+        seeker.spare = Some(Position::at_start_with_room(&timeline, Some(room)));
+        let mid = len / 2;
+        // Stepping into the next access, back into the last one, far back,
+        // near the start (the narrow spare's room), the run's last access,
+        // and from a view near the start, far ahead.
+        let asked = [
+            (mid, mid + 1),
+            (mid, mid),
+            (mid, mid + 2),
+            (mid + 1, mid + 2),
+            (mid, 3),
+            (mid, len),
+            (10, 11),
+            (10, len * 9 / 10),
+            (len, len / 3),
+            (len, 1),
+        ];
+        let mut spare_took = 0;
+        for (step, access) in asked {
+            seeker.seek(&built, 0, step);
+            let spare_fits = seeker
+                .spare
+                .as_ref()
+                .is_some_and(|p| !p.narrow || timeline.arena_by(access) <= room);
+            let got = seeker.events_of(&timeline, access);
+            assert_eq!(got, timeline.events_of(access), "access {access} at {step}");
+            assert!(!got.is_empty());
+            if spare_fits {
+                spare_took += 1;
+                assert_eq!(seeker.at.step(), step, "access {access} at {step}");
+            }
+            let positions: Vec<&Position> =
+                std::iter::once(&seeker.at).chain(&seeker.spare).collect();
+            assert_eq!(positions.iter().filter(|p| !p.narrow).count(), 1);
+            for p in positions.iter().filter(|p| p.narrow) {
+                assert!(p.sim.machine().memory_bytes() * 2 < wide);
+            }
+        }
+        // Both ways were taken.
+        assert!(spare_took > 0 && spare_took < asked.len());
+
+        let seekers = Seekers::default();
+        let inside = seekers.with(&built, 0, mid, |_, _| seekers.events_of(&built, 0, mid + 1));
+        assert_eq!(inside, timeline.events_of(mid + 1));
+        assert_eq!(
+            seekers.events_of(&built, 0, mid + 7),
+            timeline.events_of(mid + 7)
+        );
+        assert_eq!(seekers.events_of(&built, 0, 0), Vec::new());
+        assert_eq!(seekers.events_of(&built, 0, len + 1), Vec::new());
     }
 
     /// Spares made ahead stand at the start, for the view on screen only,

@@ -1,10 +1,13 @@
 //! The app's state, a value, and the one place it changes: [`State`] and
 //! its [`Action`]s, reduced by `impl Reducible`, as in Yew's
 //! function_todomvc. `reduce` is pure and cheap: it builds no timeline and
-//! moves no simulation. Timelines are built outside it
+//! runs no simulation of its own. Timelines are built outside it
 //! (`hooks/use_build.rs`) and handed in, whole and never to change, by
 //! [`Action::Built`]; simulations stand outside it too (`seekers.rs`),
-//! moved to the state's step by the components that draw them.
+//! moved to the state's step by the components that draw them. The
+//! events of an access that it needs (to step through them) it asks of
+//! those simulations ([`EventsOf`]), a cache whose answers are the
+//! timeline's.
 
 use std::ops::Deref;
 use std::rc::Rc;
@@ -18,6 +21,7 @@ use yew::Reducible;
 
 use crate::probe::ProbeOverlay;
 use crate::recording::{RealCheck, Recorded};
+use crate::seekers::SeekersHandle;
 
 pub use folioscope_core::CHECKPOINT_BUDGET;
 
@@ -49,6 +53,27 @@ impl<T> Deref for Kept<T> {
     type Target = T;
     fn deref(&self) -> &T {
         &self.0
+    }
+}
+
+/// Where the reducer finds the events of an access: the app's seekers
+/// (`Seekers::events_of`), which keep the last accesses' events and move
+/// a position of theirs for any other, in memory they hold already; with
+/// none (the reducer's tests), the timeline, which runs the access again
+/// on a machine of its own. Not part of the state's value: any two are
+/// equal.
+#[derive(Clone, Default)]
+pub struct EventsOf(pub Option<SeekersHandle>);
+
+impl PartialEq for EventsOf {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for EventsOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventsOf")
     }
 }
 
@@ -237,6 +262,8 @@ pub struct State {
     pub opening: bool,
     /// The last link or text copied, shown for copying by hand.
     pub shared: Option<String>,
+    /// Where `reduce` finds an access's events.
+    pub events: EventsOf,
 }
 
 pub enum Action {
@@ -401,6 +428,7 @@ impl State {
             real_check: None,
             opening: false,
             shared: None,
+            events: EventsOf::default(),
         };
         State::from_view(view, ignored, blank)
     }
@@ -442,6 +470,16 @@ impl State {
     /// Side A's timeline, if built.
     fn timeline(&self) -> Option<&Timeline> {
         self.built().map(Built::first)
+    }
+
+    /// The events of access `access` (1-based) of the first kernel.
+    fn events_of(&self, access: u64) -> Vec<Event> {
+        match (&self.events.0, &self.built) {
+            (Some(seekers), Some(built)) => seekers.0.events_of(built, 0, access),
+            _ => self
+                .timeline()
+                .map_or_else(Vec::new, |t| t.events_of(access)),
+        }
     }
 
     /// A new scenario and kernels: the timelines built for other ones go.
@@ -519,14 +557,14 @@ impl State {
     /// Takes up a link's position inside an access, now that the events
     /// are known.
     fn take_pending_event(mut self) -> Self {
-        let (Some(e), Some(t)) = (self.pending_event.take(), self.timeline()) else {
+        let Some(e) = self.pending_event.take().filter(|_| self.built.is_some()) else {
             return self;
         };
         let step = self.step;
         if step >= self.len {
             return self;
         }
-        let events = t.events_of(step + 1);
+        let events = self.events_of(step + 1);
         if (e as usize) < events.len() {
             self.inside(step, events, e as usize)
         } else {
@@ -704,9 +742,9 @@ impl Reducible for State {
                 s.at(step)
             }
             Action::StepEvent(forward) => {
-                let Some(t) = self.timeline() else {
+                if self.built.is_none() {
                     return self;
-                };
+                }
                 let mut s = s;
                 s.playing = false;
                 let step = s.step;
@@ -714,11 +752,11 @@ impl Reducible for State {
                     (Some(c), true) => s.inside(step, c.events.to_vec(), c.applied + 1),
                     (Some(c), false) => s.inside(step, c.events.to_vec(), c.applied - 1),
                     (None, true) if step < s.len => {
-                        let events = t.events_of(step + 1);
+                        let events = self.events_of(step + 1);
                         s.inside(step, events, 1)
                     }
                     (None, false) if step > 0 => {
-                        let events = t.events_of(step);
+                        let events = self.events_of(step);
                         let applied = events.len().saturating_sub(1);
                         s.inside(step - 1, events, applied)
                     }
@@ -726,10 +764,10 @@ impl Reducible for State {
                 }
             }
             Action::JumpToEvent(step, index) => {
-                let Some(t) = self.timeline() else {
+                if self.built.is_none() {
                     return self;
-                };
-                let events = t.events_of(step + 1);
+                }
+                let events = self.events_of(step + 1);
                 let mut s = s;
                 s.playing = false;
                 s.inside(step, events, index + 1)
@@ -838,7 +876,7 @@ impl Reducible for State {
                 let (Some(mark), Some(t)) = (self.predict, self.timeline()) else {
                     return self;
                 };
-                match crate::predict::question(t, mark, self.step) {
+                match crate::predict::question(t, mark, self.step, |a| self.events_of(a)) {
                     Some(q) => {
                         let ask_at = q.ask_at;
                         let mut s = s;

@@ -67,20 +67,11 @@ pub fn Inspector(props: &InspectorProps) -> Html {
         use_effect_with(still, move |still| {
             if let Some((key, built)) = still.zip(built) {
                 let timeline = &built.sides[side.index()].timeline;
-                // The events of an access the log holds are read there:
-                // run again, they take a machine made from a checkpoint,
-                // 18.7 MB a kernel on the 16 GiB comparison, which the
-                // wasm memory grew by for the moment.
-                let events_of = |access| {
-                    let logged = seekers
-                        .0
-                        .with(&built, side.index(), key.2, |_, log| log.events_of(access));
-                    if logged.is_empty() {
-                        timeline.events_of(access)
-                    } else {
-                        logged
-                    }
-                };
+                // Run again on a machine of their own, an access's events
+                // would take a machine made from a checkpoint, 18.7 MB a
+                // kernel on the 16 GiB comparison, which the wasm memory
+                // grew by for the moment: the seekers find them instead.
+                let events_of = |access| seekers.0.events_of(&built, side.index(), access);
                 let text = origin(timeline, events_of, &overlay, key.2, key.1);
                 found.set(Some((key, text)));
             }
