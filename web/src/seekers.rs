@@ -412,6 +412,22 @@ impl Seekers {
         f(&seeker.at.sim, &seeker.at.log)
     }
 
+    /// Calls `f` with the simulations of sides `a` and `b` (`a < b`), both
+    /// moved to `step`.
+    pub fn with_pair<R>(
+        &self,
+        built: &Kept<Built>,
+        (a, b): (usize, usize),
+        step: u64,
+        f: impl FnOnce(&Simulation, &Simulation) -> R,
+    ) -> R {
+        let mut current = self.current.borrow_mut();
+        let (left, right) = Self::seekers_of(&mut current, built).split_at_mut(b);
+        left[a].seek(built, a, step);
+        right[0].seek(built, b, step);
+        f(&left[a].at.sim, &right[0].at.sim)
+    }
+
     /// Side `side`'s bins of `span` at `step`. Asked for the same span
     /// step after step (a strip while play runs), only the bins whose
     /// pages the accesses in between changed are counted again.
@@ -514,7 +530,9 @@ impl PartialEq for SeekersHandle {
 mod tests {
     use super::*;
     use crate::state::BuiltSide;
-    use folioscope_core::{Indexing, Madvise, Pattern, Scenario, Timeline, TimelineBuilder};
+    use folioscope_core::{
+        Indexing, Kernel, Madvise, Pattern, Scenario, Timeline, TimelineBuilder, Variant,
+    };
 
     /// The timeline of `scenario`, and a view of it alone.
     fn one_kernel(scenario: Scenario) -> (Rc<Timeline>, Kept<Built>) {
@@ -781,6 +799,44 @@ mod tests {
         );
         assert_eq!(seekers.events_of(&built, 0, 0), Vec::new());
         assert_eq!(seekers.events_of(&built, 0, len + 1), Vec::new());
+    }
+
+    /// Two kernels' simulations asked for together stand at the step, each
+    /// its own kernel's: the compare bar reads where they part so.
+    #[test]
+    fn a_pair_stands_at_the_step_each_its_own() {
+        let sides: Vec<BuiltSide> = [Variant::ALL[0], Variant::ALL[Variant::ALL.len() - 1]]
+            .into_iter()
+            .map(|v| {
+                let scenario = Scenario {
+                    kernel: Kernel::from_variant(v),
+                    ..random_64m()
+                };
+                BuiltSide {
+                    kernel: scenario.kernel.clone(),
+                    timeline: Rc::new(Timeline::build(scenario.config().unwrap(), 1 << 20)),
+                    first_diff: None,
+                }
+            })
+            .collect();
+        let len = sides[0].timeline.len();
+        let built = Kept::new(Built {
+            scenario: random_64m(),
+            sides,
+        });
+        let seekers = Seekers::default();
+        for step in [len, len / 3, len / 3 + 1, 7] {
+            let (a, b) = seekers.with_pair(&built, (0, 1), step, |a, b| {
+                let same = |sim: &Simulation, side: usize| {
+                    sim.step_count() == step
+                        && !sim
+                            .machine()
+                            .differs_quickly(&built.sides[side].timeline.machine_at(step))
+                };
+                (same(a, 0), same(b, 1))
+            });
+            assert!(a && b, "at {step}");
+        }
     }
 
     /// Spares made ahead stand at the start, for the view on screen only,

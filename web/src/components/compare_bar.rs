@@ -15,7 +15,8 @@ const CONTEXT_PAGES: u64 = 64;
 
 #[component]
 pub fn CompareBar() -> Html {
-    let d = use_handles().dispatch;
+    let handles = use_handles();
+    let (d, seekers) = (handles.dispatch, handles.seekers);
     let setup = use_setup();
     let found = use_state(|| None::<(usize, String)>);
     // Embedded, there is no room for the note: the zoom the button sets
@@ -28,7 +29,7 @@ pub fn CompareBar() -> Html {
         return html! {};
     };
     let a = setup.scenario.kernel.label();
-    let first = built.sides[0].timeline.clone();
+    let first = &built.sides[0].timeline;
     let pages = setup.pages;
     let lines = built.sides[1..].iter().enumerate().map(|(i, c)| {
         let b = c.kernel.label();
@@ -38,11 +39,17 @@ pub fn CompareBar() -> Html {
                     .as_ref()
                     .filter(|(k, _)| *k == i && !embed)
                     .map(|(_, t)| t.clone());
-                let (d, found, first, other) = (d.clone(), found.clone(), first.clone(), c.timeline.clone());
+                let (d, found, seekers, built) = (d.clone(), found.clone(), seekers.clone(), built.clone());
+                // The two kernels' seekers go there, as the view then
+                // does: machines made from the timelines instead are two
+                // whole ones more in memory, where the kernels part late.
                 let onclick = Callback::from(move |_| {
-                    let (ma, mb) = (first.machine_at(step), other.machine_at(step));
-                    let runs = ma.differing_pages(&mb, 0, pages);
-                    let what = where_they_differ(&runs, &ma, &mb);
+                    let (runs, what) = seekers.0.with_pair(&built, (0, i + 1), step, |a, b| {
+                        let (ma, mb) = (a.machine(), b.machine());
+                        let runs = ma.differing_pages(mb, 0, pages);
+                        let what = where_they_differ(&runs, ma, mb);
+                        (runs, what)
+                    });
                     let (lo, hi) = zoom_around(&runs, pages);
                     found.set(Some((i, what)));
                     d.dispatch(Action::Diverge(step, lo, hi));
@@ -57,7 +64,7 @@ pub fn CompareBar() -> Html {
             }
             None => html! {
                 <div data-testid={format!("compare-line-{}", i + 1)}>
-                    { same_cache_line(&a, &b, &first, &c.timeline) }
+                    { same_cache_line(&a, &b, first, &c.timeline) }
                 </div>
             },
         }
