@@ -82,6 +82,29 @@ impl Palette {
         })
     }
 
+    /// Every colour `c`.
+    #[cfg(target_arch = "wasm32")]
+    fn uniform(c: [u8; 3]) -> Palette {
+        Palette {
+            orders: [c; ORDERS],
+            uncached: c,
+            shadow: c,
+            under_io: c,
+            not_uptodate: c,
+            folio_edge: c,
+            readahead: c,
+            pte: c,
+            pmd: c,
+            window: c,
+            window_async: c,
+            cursor: c,
+            cursor_edge: c,
+            differs: c,
+            scrubber_track: c,
+            scrubber_thumb: c,
+        }
+    }
+
     /// The colour of resident folios of `order`; larger orders than the
     /// palette knows take its last.
     pub fn order(&self, order: u8) -> [u8; 3] {
@@ -131,9 +154,11 @@ fn from_page() -> Palette {
     };
     Palette::read(get).unwrap_or_else(|e| {
         // A page without its style sheet: say so, and draw in one colour
-        // that cannot pass for a state.
+        // that cannot pass for a state. Made directly, not read and
+        // unwrapped: an unwrapped `Result<_, String>` kept `String`'s
+        // Debug in the wasm, the only use of it (2.4 KB before gzip).
         gloo::console::error!(e);
-        Palette::read(|_| "#ff00ff".into()).expect("a colour for every name")
+        Palette::uniform([0xff, 0, 0xff])
     })
 }
 
