@@ -114,7 +114,7 @@ pub fn App() -> Html {
     latest.set(state.clone());
 
     let setup = state.setup();
-    use_build(&setup, dispatch.clone());
+    use_build(&setup, dispatch.clone(), (*seekers).clone());
     use_real_check(&setup, dispatch.clone());
     // While playing the view changes every frame and never settles.
     let link = (!state.playing && !state.opening).then(|| state.link(&url::base()));

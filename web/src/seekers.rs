@@ -428,6 +428,14 @@ impl Seekers {
         f(&left[a].at.sim, &right[0].at.sim)
     }
 
+    /// Drops the simulations of the view they were made for, and with them
+    /// its timelines: a view being built draws none.
+    pub fn forget(&self) {
+        if let Ok(mut current) = self.current.try_borrow_mut() {
+            *current = None;
+        }
+    }
+
     /// Side `side`'s bins of `span` at `step`. Asked for the same span
     /// step after step (a strip while play runs), only the bins whose
     /// pages the accesses in between changed are counted again.

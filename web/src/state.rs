@@ -521,7 +521,10 @@ impl State {
             .built()
             .is_some_and(|b| b.is_of(&self.scenario, &self.compare))
         {
+            // A seed story placed on those timelines goes with them,
+            // rather than keep them in memory.
             self.built = None;
+            self.placed = None;
             self.progress = None;
         }
         self.banner = None;
