@@ -10,7 +10,7 @@
 //! timeline's.
 
 use std::ops::Deref;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use folioscope_core::{Event, EventKind, Kernel, KindSet, Mark, Timeline};
 use folioscope_scenario::link::{Ignored, LogFilter, Mode, Panels, View, MAX_KERNELS};
@@ -46,6 +46,31 @@ impl<T> Clone for Kept<T> {
 impl<T> PartialEq for Kept<T> {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> Kept<T> {
+    /// Which value this is, without keeping it.
+    pub fn id(&self) -> KeptId<T> {
+        KeptId(Rc::downgrade(&self.0))
+    }
+}
+
+/// A [`Kept`] value's identity, held without keeping the value (a view's
+/// timelines): equal for the same value, and never for another one made
+/// after it went, even at its address.
+#[derive(Debug)]
+pub struct KeptId<T>(Weak<T>);
+
+impl<T> Clone for KeptId<T> {
+    fn clone(&self) -> Self {
+        KeptId(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for KeptId<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.ptr_eq(&other.0)
     }
 }
 

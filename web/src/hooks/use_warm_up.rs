@@ -47,6 +47,8 @@ pub fn use_warm_up(
     use_effect_with(built, move |built| {
         if let Some(root) = gloo::utils::document().document_element() {
             let _ = root.set_attribute("data-ready", if built.is_some() { "1" } else { "0" });
+            // A view built anew is warm once its own warm-up is done.
+            let _ = root.set_attribute("data-warm", "0");
         }
         let Some(built) = built.clone() else {
             return;
