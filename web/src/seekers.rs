@@ -692,20 +692,44 @@ mod tests {
     /// one, and the narrow one keeps to its room, a quarter of the run's
     /// nodes: less than half the memory of a machine with room for them
     /// all.
-    #[test]
-    fn a_narrow_spare_keeps_to_its_room() {
-        // Read backwards a page at a time (the 16 GiB backward link's
-        // walk), so that the xarray grows all along the run, and the
-        // machines of its first tenth fit a quarter of its nodes.
+    /// A view whose seeker keeps a narrow spare: read backwards a page at
+    /// a time (the 16 GiB backward link's walk), so that the xarray grows
+    /// all along the run, and the machines of its first tenth fit a
+    /// quarter of its nodes. With the narrow room, and the memory of a
+    /// machine with room for all of them.
+    fn narrow_view() -> (Rc<Timeline>, Kept<Built>, usize, usize) {
         let (timeline, built) = one_kernel(Scenario {
             file_size: 64 << 20,
             pattern: Pattern::Rev,
             madvise: Madvise::Sequential,
             ..Scenario::default()
         });
-        let len = timeline.len();
         let room = end_nodes(&timeline) / NARROW_SHARE;
-        let wide = timeline.machine_at(len).memory_bytes();
+        let wide = timeline.machine_at(timeline.len()).memory_bytes();
+        (timeline, built, room, wide)
+    }
+
+    /// Whether `seeker` holds one wide machine, and narrow ones under half
+    /// of `wide` bytes; how many narrow ones.
+    fn one_wide_and_narrow(seeker: &Seeker, wide: usize, at: u64) -> usize {
+        let positions: Vec<&Position> = std::iter::once(&seeker.at).chain(&seeker.spare).collect();
+        assert_eq!(positions.iter().filter(|p| !p.narrow).count(), 1, "at {at}");
+        let narrow: Vec<&&Position> = positions.iter().filter(|p| p.narrow).collect();
+        for p in &narrow {
+            let bytes = p.sim.machine().memory_bytes();
+            assert!(
+                bytes * 2 < wide,
+                "narrow at {}: {bytes} of {wide} bytes",
+                p.step()
+            );
+        }
+        narrow.len()
+    }
+
+    #[test]
+    fn a_narrow_spare_keeps_to_its_room() {
+        let (timeline, built, room, wide) = narrow_view();
+        let len = timeline.len();
         let mut seeker = Seeker::new(&timeline, Some(room));
         let frame = timeline.interval() / 4;
         let mut steps = vec![len - 1, 0, len * 39 / 40, len / 40, len / 10, len * 9 / 10];
@@ -721,21 +745,7 @@ mod tests {
                 !sim.machine().differs_quickly(&timeline.machine_at(step)),
                 "at {step}"
             );
-            let positions: Vec<&Position> =
-                std::iter::once(&seeker.at).chain(&seeker.spare).collect();
-            assert!(
-                positions.iter().filter(|p| !p.narrow).count() == 1,
-                "at {step}"
-            );
-            for p in positions.iter().filter(|p| p.narrow) {
-                narrow_seen = true;
-                let bytes = p.sim.machine().memory_bytes();
-                assert!(
-                    bytes * 2 < wide,
-                    "narrow at {}: {bytes} of {wide} bytes",
-                    p.step()
-                );
-            }
+            narrow_seen |= one_wide_and_narrow(&seeker, wide, step) > 0;
         }
         assert!(narrow_seen);
     }
@@ -747,15 +757,8 @@ mod tests {
     /// the seekers, the timeline answers.
     #[test]
     fn events_of_any_access_are_the_timelines() {
-        let (timeline, built) = one_kernel(Scenario {
-            file_size: 64 << 20,
-            pattern: Pattern::Rev,
-            madvise: Madvise::Sequential,
-            ..Scenario::default()
-        });
+        let (timeline, built, room, wide) = narrow_view();
         let len = timeline.len();
-        let room = end_nodes(&timeline) / NARROW_SHARE;
-        let wide = timeline.machine_at(len).memory_bytes();
         let mut seeker = Seeker::new(&timeline, Some(room));
         seeker.spare = Some(Position::at_start_with_room(&timeline, Some(room)));
         let mid = len / 2;
@@ -788,12 +791,7 @@ mod tests {
                 spare_took += 1;
                 assert_eq!(seeker.at.step(), step, "access {access} at {step}");
             }
-            let positions: Vec<&Position> =
-                std::iter::once(&seeker.at).chain(&seeker.spare).collect();
-            assert_eq!(positions.iter().filter(|p| !p.narrow).count(), 1);
-            for p in positions.iter().filter(|p| p.narrow) {
-                assert!(p.sim.machine().memory_bytes() * 2 < wide);
-            }
+            one_wide_and_narrow(&seeker, wide, step);
         }
         // Both ways were taken.
         assert!(spare_took > 0 && spare_took < asked.len());
