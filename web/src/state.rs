@@ -35,6 +35,11 @@ impl<T> Kept<T> {
     pub fn new(v: T) -> Self {
         Kept(Rc::new(v))
     }
+
+    /// Which value this is, without keeping it.
+    pub fn id(&self) -> KeptId<T> {
+        KeptId(Rc::downgrade(&self.0))
+    }
 }
 
 impl<T> Clone for Kept<T> {
@@ -46,13 +51,6 @@ impl<T> Clone for Kept<T> {
 impl<T> PartialEq for Kept<T> {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl<T> Kept<T> {
-    /// Which value this is, without keeping it.
-    pub fn id(&self) -> KeptId<T> {
-        KeptId(Rc::downgrade(&self.0))
     }
 }
 
@@ -1124,6 +1122,18 @@ impl Reducible for State {
 mod tests {
     use super::*;
     use folioscope_core::{Config, Indexing, Lockstep, Madvise, Pattern};
+
+    /// A value's id is equal to its own only, and does not keep it.
+    #[test]
+    fn a_kept_id_names_its_value_without_keeping_it() {
+        let (a, b) = (Kept::new(vec![7u8; 64]), Kept::new(vec![7u8; 64]));
+        let id = a.id();
+        assert!(id == a.id() && id != b.id());
+        let value = Rc::downgrade(&a.0);
+        drop(a);
+        assert!(value.upgrade().is_none());
+        assert!(id != b.id() && id == id.clone());
+    }
 
     fn scenario() -> Scenario {
         Scenario {
