@@ -326,8 +326,9 @@ impl Seeker {
         };
         let spare_goes = self.spare.as_ref().is_some_and(fits);
         if !spare_goes && !fits(&self.at) {
-            // A narrow position on screen and no spare made yet (a view
-            // not warm): only the timeline can.
+            // Not reached while one of the two positions is wide, as
+            // `take_nearer` keeps them; should that change, a narrow
+            // position still never goes past its room.
             return timeline.events_of(access);
         }
         let swap = |s: &mut Self| {
@@ -421,6 +422,7 @@ impl Seekers {
         step: u64,
         f: impl FnOnce(&Simulation, &Simulation) -> R,
     ) -> R {
+        debug_assert!(a < b, "sides {a} and {b}");
         let mut current = self.current.borrow_mut();
         let (left, right) = Self::seekers_of(&mut current, built).split_at_mut(b);
         left[a].seek(built, a, step);
