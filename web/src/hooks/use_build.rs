@@ -82,7 +82,9 @@ pub fn use_build(setup: &Setup, dispatch: Dispatch, seekers: SeekersHandle) {
             // one is built, not after: held through the build, they took
             // the wasm memory of a page that went from the 16 GiB
             // comparison to the 16 GiB backward sequential link to 174.5
-            // MB, against 114.4 and 95.9 for each alone.
+            // MB, against 114.4 and 95.9 for each alone. The cache is cut
+            // to the new view here only: a build that another has
+            // superseded returns before it adds to it.
             seekers.0.forget();
             cache.borrow_mut().keep(&scenarios_of(&scenario, &compare));
             let mine = *generation.borrow();
@@ -217,7 +219,6 @@ async fn build(
                     .push(((scenarios[0].clone(), s.clone()), side.first_diff));
             }
         }
-        c.keep(&scenarios);
     }
     dispatch.dispatch(Action::Built(Kept::new(Built { scenario, sides })));
 }
