@@ -1,5 +1,7 @@
 //! One scenario, timed: `walk PATTERN MADVISE SIZE_GIB REPEATS [timeline]
-//! [KERNEL]`, the kernel a variant's name (v6.18 when none is given).
+//! [KERNEL] [MEMCG_GIB]`, the kernel a variant's name (v6.18 when none is
+//! given), the file's page cache in a memory cgroup of that limit when
+//! one is given.
 //! Prints the best time in milliseconds, the figures and (on Linux) the
 //! peak resident memory, as one JSON line. With `timeline` it builds the
 //! checkpointed timeline the web app keeps, as the app does (a short
@@ -43,6 +45,10 @@ fn main() {
             milli_pct: 1000,
             seed: 1,
         },
+        "random5" => Pattern::Random {
+            milli_pct: 5000,
+            seed: 1,
+        },
         other => {
             eprintln!("walk: unknown pattern {other}");
             std::process::exit(2);
@@ -64,6 +70,13 @@ fn main() {
             std::process::exit(2);
         };
         p.kernel = Kernel::from_variant(variant);
+    }
+    if let Some(gib) = args.get(7) {
+        let Ok(gib) = gib.parse::<u64>() else {
+            eprintln!("walk: MEMCG_GIB must be a whole number, not {gib}");
+            std::process::exit(2);
+        };
+        p.memory_limit = Some(gib << 30);
     }
     let cfg = Config::new(p).expect("valid");
     let timeline = arg(5, "") == "timeline";

@@ -4,6 +4,7 @@
 //! [`crate::cow`]). Not a kernel structure.
 
 use crate::cow::Store;
+use crate::lru::Lru;
 use crate::machine::Machine;
 use crate::mapping::{FrozenPte, PtePool};
 use crate::xarray::{FrozenNodes, NodePool};
@@ -70,6 +71,11 @@ impl Checkpoint {
         let pte = m.mm.freeze_pte(&mut stores.pte);
         let (live_nodes, live_pte) = (m.cache.xa.take_nodes(), m.mm.take_pte());
         let shell = m.clone();
+        // The LRU's chunks are shared with the shell until written; what
+        // the shell holds anew is counted once, in its own figure.
+        if let Some(lru) = m.cache.lru.as_mut() {
+            lru.take_fresh_bytes();
+        }
         m.cache.xa.put_nodes(live_nodes);
         m.mm.put_pte(live_pte);
         Checkpoint { shell, nodes, pte }
@@ -77,7 +83,7 @@ impl Checkpoint {
 
     /// The machine as it was taken, from the stores it was taken into.
     pub fn restore(&self, stores: &Stores) -> Machine {
-        let mut m = self.shell.clone();
+        let mut m = self.shell();
         m.cache
             .xa
             .thaw_nodes(&self.nodes, &stores.nodes, stores.node_room);
@@ -89,7 +95,7 @@ impl Checkpoint {
     /// nodes and PTE bits, the bulk of a large page cache.
     pub fn restore_into(&self, m: &mut Machine, stores: &Stores) {
         let (nodes, pte) = (m.cache.xa.take_nodes(), m.mm.take_pte());
-        *m = self.shell.clone();
+        *m = self.shell();
         m.cache.xa.put_nodes(nodes);
         m.mm.put_pte(pte);
         m.cache
@@ -98,14 +104,27 @@ impl Checkpoint {
         m.mm.thaw_pte(&self.pte, &stores.pte);
     }
 
-    /// Bytes this checkpoint added beside what it shares.
+    /// A clone of the shell, with none of its LRU chunks counted as new.
+    fn shell(&self) -> Machine {
+        let mut m = self.shell.clone();
+        if let Some(lru) = m.cache.lru.as_mut() {
+            lru.take_fresh_bytes();
+        }
+        m
+    }
+
+    /// Bytes this checkpoint added beside what it shares: with the LRU's
+    /// chunks written since the checkpoint before.
     pub fn new_bytes(&self) -> usize {
-        self.shell.memory_bytes() + self.nodes.new_bytes() + self.pte.new_bytes()
+        let lru = self.shell.cache.lru.as_ref().map_or(0, Lru::fresh_bytes);
+        self.shell.memory_bytes() + lru + self.nodes.new_bytes() + self.pte.new_bytes()
     }
 
     /// Bytes of its own, beside the chunks in the stores: the machine's
-    /// clone and the lists of its chunks.
+    /// clone with its share of the LRU's chunks, and the lists of its
+    /// chunks.
     pub fn own_bytes(&self) -> usize {
-        self.shell.memory_bytes() + self.nodes.own_bytes() + self.pte.own_bytes()
+        let lru = self.shell.cache.lru.as_ref().map_or(0, Lru::shared_bytes);
+        self.shell.memory_bytes() + lru + self.nodes.own_bytes() + self.pte.own_bytes()
     }
 }

@@ -22,8 +22,10 @@
 //! - with `--real` (as root), the running kernel doing the same walk on a
 //!   2 GiB file that the bench makes, through `folioscope probe`, and the
 //!   model's speed-up over it (target: at least 500×);
-//! - the peak memory of the two 16 GiB scenarios with the web app's
-//!   checkpointed timeline (target: under 128 MB), and the app's own
+//! - the peak memory of 16 GiB scenarios with the web app's
+//!   checkpointed timeline, one kernel's each: the backward sequential
+//!   walk, the 1% random walk under three kernels, and the memory cgroup
+//!   preset's first kernel (target: under 128 MB), and the app's own
 //!   wasm memory on the timing test's 16 GiB links (the same bound);
 //! - criterion's benchmarks (`core/benches/model.rs`), their medians;
 //! - the web app's figures, which `e2e/tests/06-timing.mjs` writes to
@@ -204,18 +206,23 @@ pub fn bench(real: bool) -> Result<()> {
     // comparison. Under 6.18 the random walk's readahead soon covers the
     // whole file in large folios (3,435 faults, 1,597 xarray nodes at the
     // end); under those two it takes 38,521 faults and ends with 32,496
-    // nodes, whose changes the timeline's checkpoints copy.
-    for (pattern, madvise, kernel) in [
-        ("rev", "sequential", "v6.18"),
-        ("random1", "hugepage", "v6.18"),
-        ("random1", "hugepage", "v7.4-rc2"),
-        ("random1", "hugepage", "v7.4-rc2+desc-ra"),
+    // nodes, whose changes the timeline's checkpoints copy. The last is
+    // the seed000-memcg preset's first kernel: 5% random in a 2 GiB
+    // memory cgroup, whose reclaim leaves shadows all over the tree.
+    for (pattern, madvise, kernel, memcg) in [
+        ("rev", "sequential", "v6.18", None),
+        ("random1", "hugepage", "v6.18", None),
+        ("random1", "hugepage", "v7.4-rc2", None),
+        ("random1", "hugepage", "v7.4-rc2+desc-ra", None),
+        ("random5", "hugepage", "v7.4-rc2", Some("2")),
     ] {
-        let args = [pattern, madvise, "16", "1", "timeline", kernel];
+        let mut args = vec![pattern, madvise, "16", "1", "timeline", kernel];
+        args.extend(memcg);
         let out = run_native(&native_bin, &args)?;
         let mb = field(&out, "peak_rss_kb")? / 1024.0;
+        let memcg = memcg.map_or(String::new(), |g| format!(" in a {g} GiB memcg"));
         rows.push(Row::new(
-            &format!("model: 16 GiB {pattern} {madvise} {kernel} + timeline, peak"),
+            &format!("model: 16 GiB {pattern} {madvise} {kernel}{memcg} + timeline, peak"),
             &format!("< {PEAK_MB_TARGET:.0} MB"),
             format!("{mb:.1} MB"),
             Some(mb < PEAK_MB_TARGET),
