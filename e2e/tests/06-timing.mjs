@@ -14,7 +14,8 @@
 // target/e2e/timing.json (the 16 GiB ones under `16gib`, and its play
 // at 1920×1080, where the ra panels are in sight, under `16gib_1920`;
 // the first render of a link whose build is long, a backward
-// MADV_SEQUENTIAL walk of 16 GiB, under `16gib_seq`), with the app's
+// MADV_SEQUENTIAL walk of 16 GiB, under `16gib_seq`, and the preset
+// with a memory cgroup, 5% random over 16 GiB, under `16gib_memcg`), with the app's
 // wasm memory after each view's measures (`wasm_memory_mb`), not asserted:
 // speed targets are checked by `cargo xtask bench`, which reads that
 // file, not in tests. Before each of the three measures of jumps and
@@ -102,6 +103,13 @@ const LONG = '?v=1&size=16G&madvise=sequential&pattern=rev';
 const LONG_ACCESSES = 4194304;
 /// Its loads take seconds each; their median is the figure.
 const LONG_LOADS = 3;
+
+/// The preset whose machines are the largest: 5% random over 16 GiB in
+/// a 2 GiB memory cgroup, MADV_HUGEPAGE, two kernels. Reclaim leaves
+/// shadow entries all over the file, so its xarray nearly fills, and the
+/// checkpoints copy nodes from all over it. Three loads, as the long link.
+const MEMCG = '?v=1&preset=seed000-memcg';
+const MEMCG_ACCESSES = 209716;
 
 /// The first renders of `query` in `n` more fresh pages, one at a time.
 async function moreFirstRenders(newPage, query, n) {
@@ -381,6 +389,20 @@ export async function run({ newPage, expect, log, outDir, settled }) {
   await switchPage.context().close();
   log('16 GiB backward sequential link after the comparison, wasm memory MB: ' + long.wasm_memory_after_the_comparison_mb);
 
-  const figures = { ...small.figures, '16gib': big.figures, '16gib_1920': wide, '16gib_seq': long };
+  // The memory cgroup preset: its first render, and its memory once warm.
+  const memcgPage = await newPage(MEMCG);
+  const memcgAccesses = await memcgPage.evaluate(() => Number(document.querySelector('[data-testid="scrubber"]').max));
+  expect(memcgAccesses === MEMCG_ACCESSES, `the memory cgroup preset has ${memcgAccesses} accesses`);
+  const memcgFirst = await firstRender(memcgPage);
+  const memcgWasmMb = await wasmMemoryMb(memcgPage);
+  await memcgPage.context().close();
+  const memcg = {
+    accesses: memcgAccesses,
+    wasm_memory_mb: memcgWasmMb,
+    ...firstRenderFigures([memcgFirst, ...await moreFirstRenders(newPage, MEMCG, LONG_LOADS - 1)]),
+  };
+  log('16 GiB memory cgroup preset: ' + JSON.stringify(memcg));
+
+  const figures = { ...small.figures, '16gib': big.figures, '16gib_1920': wide, '16gib_seq': long, '16gib_memcg': memcg };
   fs.writeFileSync(path.join(outDir, 'timing.json'), JSON.stringify(figures, null, 1));
 }

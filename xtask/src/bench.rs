@@ -47,7 +47,9 @@
 //!   time of a fixed loop of JavaScript in the page just before that
 //!   measure, the machine's own speed then; and the first render of a
 //!   link whose build is long (16 GiB read backward under
-//!   MADV_SEQUENTIAL, 4,194,304 accesses) under `16gib_seq`, three loads.
+//!   MADV_SEQUENTIAL, 4,194,304 accesses) under `16gib_seq`, and of the
+//!   memory cgroup preset (seed000-memcg) under `16gib_memcg`, three
+//!   loads each, with their wasm memory.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -762,6 +764,7 @@ fn web_rows() -> Vec<Row> {
         (Some("16gib"), "16 GiB link"),
         // "Any permalink": one whose build is long, 4,194,304 accesses.
         (Some("16gib_seq"), "16 GiB backward sequential link"),
+        (Some("16gib_memcg"), "16 GiB memory cgroup preset"),
     ] {
         let figure = format!("web: first render, {label}");
         let v = timing.as_ref().map(|t| scoped(t, scope));
@@ -810,6 +813,11 @@ fn web_rows() -> Vec<Row> {
         (
             Some("16gib_seq"),
             "16 GiB backward sequential link, warm",
+            Some(PEAK_MB_TARGET),
+        ),
+        (
+            Some("16gib_memcg"),
+            "16 GiB memory cgroup preset, warm",
             Some(PEAK_MB_TARGET),
         ),
     ] {
