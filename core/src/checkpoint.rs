@@ -71,8 +71,8 @@ impl Checkpoint {
         let pte = m.mm.freeze_pte(&mut stores.pte);
         let (live_nodes, live_pte) = (m.cache.xa.take_nodes(), m.mm.take_pte());
         let shell = m.clone();
-        // The LRU's chunks are shared with the shell until written; what
-        // the shell holds anew is counted once, in its own figure.
+        // The LRU's leaves are shared with the shell until written; those
+        // the shell holds anew are counted once, in its own figure.
         if let Some(lru) = m.cache.lru.as_mut() {
             lru.take_fresh_bytes();
         }
@@ -104,7 +104,7 @@ impl Checkpoint {
         m.mm.thaw_pte(&self.pte, &stores.pte);
     }
 
-    /// A clone of the shell, with none of its LRU chunks counted as new.
+    /// A clone of the shell, with none of its LRU leaves counted as new.
     fn shell(&self) -> Machine {
         let mut m = self.shell.clone();
         if let Some(lru) = m.cache.lru.as_mut() {
@@ -114,14 +114,14 @@ impl Checkpoint {
     }
 
     /// Bytes this checkpoint added beside what it shares: with the LRU's
-    /// chunks written since the checkpoint before.
+    /// leaves made or copied since the checkpoint before.
     pub fn new_bytes(&self) -> usize {
         let lru = self.shell.cache.lru.as_ref().map_or(0, Lru::fresh_bytes);
         self.shell.memory_bytes() + lru + self.nodes.new_bytes() + self.pte.new_bytes()
     }
 
     /// Bytes of its own, beside the chunks in the stores: the machine's
-    /// clone with its share of the LRU's chunks, and the lists of its
+    /// clone with its share of the LRU's leaves, and the lists of its
     /// chunks.
     pub fn own_bytes(&self) -> usize {
         let lru = self.shell.cache.lru.as_ref().map_or(0, Lru::shared_bytes);

@@ -87,8 +87,9 @@ impl List {
                 .find(|&j| self.leaves.get(j).is_some_and(|l| l.len() + len <= LEAF));
             if let Some(j) = with {
                 let (lo, hi) = (i.min(j), i.max(j));
-                let taken = self.leaves.remove(hi).expect("a neighbour");
-                leaf_mut(&mut self.leaves, lo, fresh).extend_from_slice(&taken);
+                if let Some(taken) = self.leaves.remove(hi) {
+                    leaf_mut(&mut self.leaves, lo, fresh).extend_from_slice(&taken);
+                }
             }
         }
         true
