@@ -28,8 +28,10 @@ use crate::folio::{Folio, FolioFlags, Shadow};
 const LEAF: usize = if cfg!(test) { 8 } else { 256 };
 
 /// A list's entries, (stamp, folio index), in stamp order: at most
-/// [`LEAF`] of them, at least one.
-type Leaf = Vec<(u64, u64)>;
+/// [`LEAF`] of them, at least one. A deque, as reclaim takes the oldest
+/// entry off the front of the first leaf: shifting a vector's entries
+/// down each time took a quarter of a memory cgroup run's time.
+type Leaf = VecDeque<(u64, u64)>;
 
 /// One LRU list.
 #[derive(Clone, Debug, Default)]
@@ -55,11 +57,11 @@ impl List {
     fn push(&mut self, stamp: u64, index: u64, fresh: &mut Fresh) {
         match self.leaves.len().checked_sub(1) {
             Some(last) if self.leaves[last].len() < LEAF => {
-                leaf_mut(&mut self.leaves, last, fresh).push((stamp, index));
+                leaf_mut(&mut self.leaves, last, fresh).push_back((stamp, index));
             }
             _ => {
-                let mut leaf = Vec::with_capacity(LEAF);
-                leaf.push((stamp, index));
+                let mut leaf = VecDeque::with_capacity(LEAF);
+                leaf.push_back((stamp, index));
                 self.leaves.push_back(Rc::new(leaf));
                 *fresh += LEAF;
             }
@@ -68,6 +70,15 @@ impl List {
 
     /// Takes the entry of `stamp` off; whether there was one.
     fn remove(&mut self, stamp: u64, fresh: &mut Fresh) -> bool {
+        // Reclaim takes the oldest entry: no search for it.
+        if self.leaves.front().is_some_and(|l| l[0].0 == stamp) {
+            let leaf = leaf_mut(&mut self.leaves, 0, fresh);
+            leaf.pop_front();
+            if leaf.is_empty() {
+                self.leaves.pop_front();
+            }
+            return true;
+        }
         let i = self.leaves.partition_point(|l| l[0].0 <= stamp);
         let Some(i) = i.checked_sub(1) else {
             return false;
@@ -88,7 +99,7 @@ impl List {
             if let Some(j) = with {
                 let (lo, hi) = (i.min(j), i.max(j));
                 if let Some(taken) = self.leaves.remove(hi) {
-                    leaf_mut(&mut self.leaves, lo, fresh).extend_from_slice(&taken);
+                    leaf_mut(&mut self.leaves, lo, fresh).extend(taken.iter().copied());
                 }
             }
         }
