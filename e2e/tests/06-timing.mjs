@@ -107,9 +107,27 @@ const LONG_LOADS = 3;
 /// The preset whose machines are the largest: 5% random over 16 GiB in
 /// a 2 GiB memory cgroup, MADV_HUGEPAGE, two kernels. Reclaim leaves
 /// shadow entries all over the file, so its xarray nearly fills, and the
-/// checkpoints copy nodes from all over it. Three loads, as the long link.
+/// checkpoints copy nodes from all over it.
 const MEMCG = '?v=1&preset=seed000-memcg';
 const MEMCG_ACCESSES = 209716;
+
+/// The figures of a view whose build takes seconds: its accesses, its
+/// wasm memory once warm (its checkpoints taken, a jump rehearsed, as
+/// the user first finds it), and its first render over `LONG_LOADS`
+/// fresh pages.
+async function slowBuildFigures(newPage, expect, query, accesses) {
+  const page = await newPage(query);
+  const n = await page.evaluate(() => Number(document.querySelector('[data-testid="scrubber"]').max));
+  expect(n === accesses, `${query} has ${n} accesses, not ${accesses}`);
+  const first = await firstRender(page);
+  const wasmMb = await wasmMemoryMb(page);
+  await page.context().close();
+  return {
+    accesses: n,
+    wasm_memory_mb: wasmMb,
+    ...firstRenderFigures([first, ...await moreFirstRenders(newPage, query, LONG_LOADS - 1)]),
+  };
+}
 
 /// The first renders of `query` in `n` more fresh pages, one at a time.
 async function moreFirstRenders(newPage, query, n) {
@@ -353,19 +371,7 @@ export async function run({ newPage, expect, log, outDir, settled }) {
   // million of them. The first render is "within 500 ms for any
   // permalink" only if it holds here too; the page shows the build's
   // progress in the meantime (file_strip.rs).
-  const longPage = await newPage(LONG);
-  const accesses = await longPage.evaluate(() => Number(document.querySelector('[data-testid="scrubber"]').max));
-  expect(accesses === LONG_ACCESSES, `the long link has ${accesses} accesses`);
-  const longFirst = await firstRender(longPage);
-  // Once warm (its checkpoints taken, a jump rehearsed), as the user
-  // first finds it.
-  const longWasmMb = await wasmMemoryMb(longPage);
-  await longPage.context().close();
-  const long = {
-    accesses,
-    wasm_memory_mb: longWasmMb,
-    ...firstRenderFigures([longFirst, ...await moreFirstRenders(newPage, LONG, LONG_LOADS - 1)]),
-  };
+  const long = await slowBuildFigures(newPage, expect, LONG, LONG_ACCESSES);
   log('16 GiB backward sequential link: ' + JSON.stringify(long));
 
   // A page that shows the 16 GiB comparison, then goes to the long link
@@ -390,17 +396,7 @@ export async function run({ newPage, expect, log, outDir, settled }) {
   log('16 GiB backward sequential link after the comparison, wasm memory MB: ' + long.wasm_memory_after_the_comparison_mb);
 
   // The memory cgroup preset: its first render, and its memory once warm.
-  const memcgPage = await newPage(MEMCG);
-  const memcgAccesses = await memcgPage.evaluate(() => Number(document.querySelector('[data-testid="scrubber"]').max));
-  expect(memcgAccesses === MEMCG_ACCESSES, `the memory cgroup preset has ${memcgAccesses} accesses`);
-  const memcgFirst = await firstRender(memcgPage);
-  const memcgWasmMb = await wasmMemoryMb(memcgPage);
-  await memcgPage.context().close();
-  const memcg = {
-    accesses: memcgAccesses,
-    wasm_memory_mb: memcgWasmMb,
-    ...firstRenderFigures([memcgFirst, ...await moreFirstRenders(newPage, MEMCG, LONG_LOADS - 1)]),
-  };
+  const memcg = await slowBuildFigures(newPage, expect, MEMCG, MEMCG_ACCESSES);
   log('16 GiB memory cgroup preset: ' + JSON.stringify(memcg));
 
   const figures = { ...small.figures, '16gib': big.figures, '16gib_1920': wide, '16gib_seq': long, '16gib_memcg': memcg };
