@@ -6,7 +6,8 @@
 // painted frame (script, style, layout, paint), taken from a Chromium
 // trace. The first render is the time from navigation to the app's
 // `folioscope-ready` mark (the view's timelines built and drawn), the
-// median of five loads, each in a fresh browser context; beside it, the
+// median of five loads, each in a fresh browser context with nothing of
+// the harness running in the page (`timedLoad` in run.mjs); beside it, the
 // time to its `folioscope-warm` mark (the work after the first render
 // done: a short run's checkpoints, the rehearsal of a jump). Each play
 // also gives the speed it reached against the speed shown, and each view
@@ -115,28 +116,25 @@ const MEMCG_ACCESSES = 209716;
 /// wasm memory once warm (its checkpoints taken, a jump rehearsed, as
 /// the user first finds it), and its first render over `LONG_LOADS`
 /// fresh pages.
-async function slowBuildFigures(newPage, expect, query, accesses) {
+async function slowBuildFigures(newPage, timedLoad, expect, query, accesses) {
   const page = await newPage(query);
   const n = await page.evaluate(() => Number(document.querySelector('[data-testid="scrubber"]').max));
   expect(n === accesses, `${query} has ${n} accesses, not ${accesses}`);
-  const first = await firstRender(page);
   const wasmMb = await wasmMemoryMb(page);
   await page.context().close();
   return {
     accesses: n,
     wasm_memory_mb: wasmMb,
-    ...firstRenderFigures([first, ...await moreFirstRenders(newPage, query, LONG_LOADS - 1)]),
+    ...firstRenderFigures(await firstRenders(timedLoad, query, LONG_LOADS)),
   };
 }
 
-/// The first renders of `query` in `n` more fresh pages, one at a time.
-async function moreFirstRenders(newPage, query, n) {
+/// The first renders of `query` in `n` fresh pages, one at a time, each
+/// loaded with nothing of the harness in it (`timedLoad` in run.mjs).
+async function firstRenders(timedLoad, query, n) {
   const out = [];
   for (let i = 0; i < n; i++) {
-    const p = await newPage(query);
-    await p.waitForFunction(() => performance.getEntriesByName('folioscope-ready').length > 0, null, { timeout: 60000 });
-    out.push(await firstRender(p));
-    await p.context().close();
+    out.push(await timedLoad(query));
   }
   return out;
 }
@@ -321,7 +319,6 @@ async function measure(page, expect) {
   const wasmMb = await wasmMemoryMb(page);
   expect(wasmMb > 0, 'the page holds the app\'s wasm memory');
   return {
-    first,
     figures: {
       accesses: jumps.result,
       host_loop_ms: hostLoop,
@@ -341,18 +338,18 @@ async function measure(page, expect) {
   };
 }
 
-export async function run({ newPage, expect, log, outDir, settled }) {
+export async function run({ newPage, timedLoad, expect, log, outDir, settled }) {
   const page = await newPage();
   const small = await measure(page, expect);
   await page.context().close();
-  Object.assign(small.figures, firstRenderFigures([small.first, ...await moreFirstRenders(newPage, '', FIRST_RENDER_LOADS - 1)]));
+  Object.assign(small.figures, firstRenderFigures(await firstRenders(timedLoad, '', FIRST_RENDER_LOADS)));
   log(JSON.stringify(small.figures));
   log('per jump ms: ' + small.perJump.map((v) => v.toFixed(1)).join(' '));
 
   const bigPage = await newPage(BIG);
   const big = await measure(bigPage, expect);
   await bigPage.context().close();
-  Object.assign(big.figures, firstRenderFigures([big.first, ...await moreFirstRenders(newPage, BIG, FIRST_RENDER_LOADS - 1)]));
+  Object.assign(big.figures, firstRenderFigures(await firstRenders(timedLoad, BIG, FIRST_RENDER_LOADS)));
   expect(big.figures.accesses === 41944, `the 16 GiB link has ${big.figures.accesses} accesses`);
   log('16 GiB: ' + JSON.stringify(big.figures));
   log('16 GiB per jump ms: ' + big.perJump.map((v) => v.toFixed(1)).join(' '));
@@ -371,7 +368,7 @@ export async function run({ newPage, expect, log, outDir, settled }) {
   // million of them. The first render is "within 500 ms for any
   // permalink" only if it holds here too; the page shows the build's
   // progress in the meantime (file_strip.rs).
-  const long = await slowBuildFigures(newPage, expect, LONG, LONG_ACCESSES);
+  const long = await slowBuildFigures(newPage, timedLoad, expect, LONG, LONG_ACCESSES);
   log('16 GiB backward sequential link: ' + JSON.stringify(long));
 
   // A page that shows the 16 GiB comparison, then goes to the long link
@@ -396,7 +393,7 @@ export async function run({ newPage, expect, log, outDir, settled }) {
   log('16 GiB backward sequential link after the comparison, wasm memory MB: ' + long.wasm_memory_after_the_comparison_mb);
 
   // The memory cgroup preset: its first render, and its memory once warm.
-  const memcg = await slowBuildFigures(newPage, expect, MEMCG, MEMCG_ACCESSES);
+  const memcg = await slowBuildFigures(newPage, timedLoad, expect, MEMCG, MEMCG_ACCESSES);
   log('16 GiB memory cgroup preset: ' + JSON.stringify(memcg));
 
   const figures = { ...small.figures, '16gib': big.figures, '16gib_1920': wide, '16gib_seq': long, '16gib_memcg': memcg };
