@@ -1,7 +1,8 @@
 // End-to-end tests of the built dist/ in headless Chromium.
 //
 // The runner serves dist/ from a sub-path of a local server (so relative
-// asset URLs are exercised), blocks and reports any request that leaves it,
+// asset URLs are exercised), blocks and reports any request that leaves it
+// (the timing test's timed loads, `timedLoad`, report it without blocking),
 // fails on any console error or page error, and runs every module in
 // tests/ in name order. Screenshots go to $FOLIOSCOPE_OUT.
 import { createRequire } from 'node:module';
