@@ -300,6 +300,8 @@ mod tests {
         lists: [BTreeMap<u64, u64>; 2],
         pages: [u64; 2],
         clock: u64,
+        /// Advanced by every eviction and every move onto the active list.
+        nonresident_age: u64,
     }
 
     #[cfg(not(target_arch = "wasm32"))]
@@ -361,14 +363,19 @@ mod tests {
                 if a.lru_stamp != f.lru_stamp {
                     maps.remove(&f);
                     assert_eq!(maps.insert(&a), a.lru_stamp);
+                    if a.test(FolioFlags::ACTIVE) {
+                        maps.nonresident_age += a.nr_pages();
+                    }
                 }
                 stale.push(f);
                 held[i] = a;
             }
             4 if !held.is_empty() => {
                 let f = held.swap_remove(i);
-                lru.evict(&f);
+                let shadow = lru.evict(&f);
                 maps.remove(&f);
+                assert_eq!(shadow.eviction, maps.nonresident_age);
+                maps.nonresident_age += f.nr_pages();
             }
             5 if !stale.is_empty() => {
                 // A folio as it was before it moved: its old stamp is no
@@ -392,6 +399,7 @@ mod tests {
             (lru.inactive_pages, lru.active_pages),
             (maps.pages[0], maps.pages[1])
         );
+        assert_eq!(lru.nonresident_age, maps.nonresident_age);
     }
 
     #[cfg(not(target_arch = "wasm32"))]
