@@ -200,8 +200,17 @@ fn shown(c: crate::Covering) -> crate::Covering {
 /// Steps `sim` to its end (or `max_steps`), folding each access's events
 /// into pictures of the machine before it over `spans`, and returns what
 /// differs first from the pictures of the machine after it.
+/// On every other step, a span's picture starts from the bins a seeker
+/// would keep (`Machine::rebin` over the pages the events changed), as
+/// the web app's strip does when stepping through an access.
 fn fold_mismatch(sim: &mut Simulation, spans: &[Option<Span>], max_steps: u64) -> Option<String> {
     let mut steps = 0;
+    let mut kept: Vec<Vec<Bin>> = spans
+        .iter()
+        .map(|s| s.map_or(Vec::new(), |s| sim.machine().bins(s)))
+        .collect();
+    let mut leaves: Vec<LeafBins> = spans.iter().map(|_| LeafBins::default()).collect();
+    let mut changed = ChangedPages::new(sim.config());
     while steps < max_steps {
         let before = sim.machine().clone();
         let mut events = Vec::new();
@@ -209,8 +218,11 @@ fn fold_mismatch(sim: &mut Simulation, spans: &[Option<Span>], max_steps: u64) -
             break;
         }
         steps += 1;
-        for &span in spans {
-            let mut folded = Picture::new(&before, span);
+        for (k, &span) in spans.iter().enumerate() {
+            let mut folded = match span {
+                Some(span) if steps % 2 == 0 => Picture::over_bins(&before, span, kept[k].clone()),
+                _ => Picture::new(&before, span),
+            };
             for e in &events {
                 folded.apply(e);
             }
@@ -246,6 +258,16 @@ fn fold_mismatch(sim: &mut Simulation, spans: &[Option<Span>], max_steps: u64) -
                 ));
             }
         }
+        for e in &events {
+            changed.note(e);
+        }
+        for (k, span) in spans.iter().enumerate() {
+            if let Some(span) = *span {
+                sim.machine()
+                    .rebin(span, &mut kept[k], &changed, &mut leaves[k]);
+            }
+        }
+        changed.clear();
     }
     None
 }

@@ -107,7 +107,9 @@
 //! # `Picture`: what to call, and in what order
 //!
 //! [`Picture::new`] takes a machine between two accesses (a simulation's,
-//! or a timeline's at a step) and, with a [`Span`], bins its page range.
+//! or a timeline's at a step) and, with a [`Span`], bins its page range;
+//! [`Picture::over_bins`] takes those bins counted already (by
+//! [`Machine::bins`], or kept up to date by [`Machine::rebin`]).
 //! Hand [`Picture::apply`] the events of the next access in the order the
 //! access emitted them, as many as the reader has stepped through; then
 //! read [`Picture::bins`], [`Picture::ra`] and [`Picture::figures`]. After

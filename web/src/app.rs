@@ -6,8 +6,10 @@
 //! (scenario) → `State::from_view` (the state, no timeline yet) →
 //! `hooks::use_build` (the core's `Lockstep`, between frames) →
 //! `Action::Built` → the `Setup` and `Moment` contexts → `FileStrip` →
-//! `Seekers::with` (the simulation moved to the step with
-//! `Timeline::seek_logged`) → `strip::render` (a core `Picture`'s bins) →
+//! `Seekers::bins` (the simulation moved to the step with
+//! `Timeline::seek_logged`, its bins brought up to date by
+//! `Machine::rebin`) → `Raster::paint`, or part way through an access
+//! `strip::render` (a core `Picture` folded over those bins) →
 //! `put_image_data`.
 
 use folioscope_core::{Madvise, Pattern};

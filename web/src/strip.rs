@@ -93,11 +93,13 @@ enum Window {
 }
 
 /// Renders the strip into `raster` (width × HEIGHT × 4): the machine's
-/// state, then `overlay`, the events already applied inside the access
+/// state, binned already (`bins`, what `Machine::bins` counts for `view`
+/// on `m`), then `overlay`, the events already applied inside the access
 /// being stepped through.
 pub fn render(
     m: &Machine,
     view: Span,
+    bins: &[Bin],
     overlay: &[Event],
     marks: Marks,
     palette: &Palette,
@@ -108,7 +110,7 @@ pub fn render(
         return;
     }
     // The machine before the access, and what its first events did.
-    let mut picture = Picture::new(m, Some(view));
+    let mut picture = Picture::over_bins(m, view, bins.to_vec());
     for e in overlay {
         picture.apply(e);
     }
@@ -486,14 +488,38 @@ mod tests {
             sim.step(&mut events);
             for (i, view) in views.into_iter().enumerate() {
                 let none = Marks::default();
-                render(&before, view, &events, none, &p, &mut a[i]);
-                render(sim.machine(), view, &[], none, &p, &mut b[i]);
+                render(
+                    &before,
+                    view,
+                    &before.bins(view),
+                    &events,
+                    none,
+                    &p,
+                    &mut a[i],
+                );
+                render(
+                    sim.machine(),
+                    view,
+                    &sim.machine().bins(view),
+                    &[],
+                    none,
+                    &p,
+                    &mut b[i],
+                );
                 assert!(a[i].rgba() == b[i].rgba(), "{view:?}");
                 let mut fresh = Raster::default();
-                render(sim.machine(), view, &[], none, &p, &mut fresh);
+                render(
+                    sim.machine(),
+                    view,
+                    &sim.machine().bins(view),
+                    &[],
+                    none,
+                    &p,
+                    &mut fresh,
+                );
                 assert!(fresh.rgba() == b[i].rgba(), "repainted columns, {view:?}");
                 let mut c = Raster::default();
-                render(&before, view, &[], none, &p, &mut c);
+                render(&before, view, &before.bins(view), &[], none, &p, &mut c);
                 drawn_changes += (c.rgba() != b[i].rgba()) as u32;
             }
         }

@@ -482,14 +482,14 @@ fn draw(
     };
     let palette = palette::current();
     let mut b = buffers.borrow_mut();
-    // The first kernel's bins at this step: its own strip between
-    // accesses, and what the compared strips mark the columns they hold
-    // differently against. The seekers keep each side's bins from step to
-    // step and count again only what the accesses in between changed.
-    let comparing = built.sides.len() > 1;
-    let first_bins = ((side == Side::A && overlay.is_empty()) || (side != Side::A && comparing))
-        .then(|| seekers.0.bins(built, 0, step, view));
-    let own_bins = (side != Side::A).then(|| seekers.0.bins(built, side.index(), step, view));
+    // This side's bins at this step, and for a compared kernel the first
+    // kernel's, to mark the columns it holds differently against. The
+    // seekers keep each side's bins from step to step and count again
+    // only what the accesses in between changed. Part way through an
+    // access (the first kernel's strip alone), the access's events so
+    // far are folded over them.
+    let own = seekers.0.bins(built, side.index(), step, view);
+    let reference = (side != Side::A).then(|| seekers.0.bins(built, 0, step, view));
     seekers.0.with(built, side.index(), step, |sim, _log| {
         // The page the last access touched, where the cursor stands.
         let cfg = sim.config();
@@ -500,32 +500,22 @@ fn draw(
             })
             .and_then(|a| sim.machine().page_of(&a));
         let ra = Some(sim.machine().ra());
-        match (&first_bins, &own_bins) {
-            // Between accesses, the first kernel's strip is its bins.
-            (Some(bins), None) => {
-                let marks = strip::Marks {
-                    cursor,
-                    reference: None,
-                };
-                b.raster.paint(bins, view, ra, marks, &palette);
-            }
-            // A compared kernel's strip: its bins, marked where they
-            // differ from the first's.
-            (reference, Some(bins)) => {
-                let marks = strip::Marks {
-                    cursor,
-                    reference: reference.as_deref().map(Vec::as_slice),
-                };
-                b.raster.paint(bins, view, ra, marks, &palette);
-            }
-            // The first kernel's strip part way through an access.
-            (None, None) => {
-                let marks = strip::Marks {
-                    cursor,
-                    reference: None,
-                };
-                strip::render(sim.machine(), view, overlay, marks, &palette, &mut b.raster);
-            }
+        let marks = strip::Marks {
+            cursor,
+            reference: reference.as_deref().map(Vec::as_slice),
+        };
+        if overlay.is_empty() {
+            b.raster.paint(&own, view, ra, marks, &palette);
+        } else {
+            strip::render(
+                sim.machine(),
+                view,
+                &own,
+                overlay,
+                marks,
+                &palette,
+                &mut b.raster,
+            );
         }
     });
     // Page indices once single pages are wide enough to hold the longest
