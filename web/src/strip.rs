@@ -487,39 +487,26 @@ mod tests {
             let mut events = Vec::new();
             sim.step(&mut events);
             for (i, view) in views.into_iter().enumerate() {
-                let none = Marks::default();
-                render(
-                    &before,
-                    view,
-                    &before.bins(view),
-                    &events,
-                    none,
-                    &p,
-                    &mut a[i],
-                );
-                render(
-                    sim.machine(),
-                    view,
-                    &sim.machine().bins(view),
-                    &[],
-                    none,
-                    &p,
-                    &mut b[i],
-                );
+                // A machine's strip over its own bins, with `overlay`.
+                let draw = |m: &Machine, overlay: &[Event], raster: &mut Raster| {
+                    render(
+                        m,
+                        view,
+                        &m.bins(view),
+                        overlay,
+                        Marks::default(),
+                        &p,
+                        raster,
+                    )
+                };
+                draw(&before, &events, &mut a[i]);
+                draw(sim.machine(), &[], &mut b[i]);
                 assert!(a[i].rgba() == b[i].rgba(), "{view:?}");
                 let mut fresh = Raster::default();
-                render(
-                    sim.machine(),
-                    view,
-                    &sim.machine().bins(view),
-                    &[],
-                    none,
-                    &p,
-                    &mut fresh,
-                );
+                draw(sim.machine(), &[], &mut fresh);
                 assert!(fresh.rgba() == b[i].rgba(), "repainted columns, {view:?}");
                 let mut c = Raster::default();
-                render(&before, view, &before.bins(view), &[], none, &p, &mut c);
+                draw(&before, &[], &mut c);
                 drawn_changes += (c.rgba() != b[i].rgba()) as u32;
             }
         }
