@@ -4,7 +4,6 @@
 //! [`crate::cow`]). Not a kernel structure.
 
 use crate::cow::Store;
-use crate::lru::Lru;
 use crate::machine::Machine;
 use crate::mapping::{FrozenPte, PtePool};
 use crate::xarray::{FrozenNodes, NodePool};
@@ -70,12 +69,10 @@ impl Checkpoint {
         let nodes = m.cache.xa.freeze_nodes(&mut stores.nodes);
         let pte = m.mm.freeze_pte(&mut stores.pte);
         let (live_nodes, live_pte) = (m.cache.xa.take_nodes(), m.mm.take_pte());
-        let shell = m.clone();
         // The LRU's leaves are shared with the shell until written; those
-        // the shell holds anew are counted once, in its own figure.
-        if let Some(lru) = m.cache.lru.as_mut() {
-            lru.take_fresh_bytes();
-        }
+        // the shell holds beside the checkpoint before are counted once,
+        // in its figure (`Checkpoint::new_bytes`).
+        let shell = m.clone();
         m.cache.xa.put_nodes(live_nodes);
         m.mm.put_pte(live_pte);
         Checkpoint { shell, nodes, pte }
@@ -104,27 +101,38 @@ impl Checkpoint {
         m.mm.thaw_pte(&self.pte, &stores.pte);
     }
 
-    /// A clone of the shell, with none of its LRU leaves counted as new.
+    /// A clone of the shell.
     fn shell(&self) -> Machine {
-        let mut m = self.shell.clone();
-        if let Some(lru) = m.cache.lru.as_mut() {
-            lru.take_fresh_bytes();
-        }
-        m
+        self.shell.clone()
     }
 
-    /// Bytes this checkpoint added beside what it shares: with the LRU's
-    /// leaves made or copied since the checkpoint before.
-    pub fn new_bytes(&self) -> usize {
-        let lru = self.shell.cache.lru.as_ref().map_or(0, Lru::fresh_bytes);
-        self.shell.memory_bytes() + lru + self.nodes.new_bytes() + self.pte.new_bytes()
+    /// Bytes of the LRU the shell holds beside `prev`, the checkpoint
+    /// kept before it, if any.
+    fn lru_bytes(&self, prev: Option<&Checkpoint>) -> usize {
+        let before = prev.and_then(|p| p.shell.cache.lru.as_ref());
+        self.shell
+            .cache
+            .lru
+            .as_ref()
+            .map_or(0, |l| l.bytes_beside(before))
+    }
+
+    /// Bytes this checkpoint added beside what it shares with `prev`, the
+    /// checkpoint taken before it, if any: new chunks and LRU leaves.
+    pub fn new_bytes(&self, prev: Option<&Checkpoint>) -> usize {
+        self.shell.memory_bytes()
+            + self.lru_bytes(prev)
+            + self.nodes.new_bytes()
+            + self.pte.new_bytes()
     }
 
     /// Bytes of its own, beside the chunks in the stores: the machine's
-    /// clone with its share of the LRU's leaves, and the lists of its
-    /// chunks.
-    pub fn own_bytes(&self) -> usize {
-        let lru = self.shell.cache.lru.as_ref().map_or(0, Lru::shared_bytes);
-        self.shell.memory_bytes() + lru + self.nodes.own_bytes() + self.pte.own_bytes()
+    /// clone with the LRU leaves it holds beside `prev`, the checkpoint
+    /// kept before it, if any, and the lists of its chunks.
+    pub fn own_bytes(&self, prev: Option<&Checkpoint>) -> usize {
+        self.shell.memory_bytes()
+            + self.lru_bytes(prev)
+            + self.nodes.own_bytes()
+            + self.pte.own_bytes()
     }
 }

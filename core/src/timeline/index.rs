@@ -71,7 +71,7 @@ impl Index {
         let first = full.checkpoints[0].clone();
         Index {
             interval: beyond(len),
-            bytes: first.new_bytes(),
+            bytes: first.new_bytes(None),
             checkpoints: vec![first],
             stores: full.stores.clone(),
         }
@@ -175,7 +175,7 @@ impl Checkpointer {
         Checkpointer {
             budget_bytes,
             interval,
-            bytes: first.new_bytes(),
+            bytes: first.new_bytes(None),
             checkpoints: vec![first],
             stores,
         }
@@ -191,7 +191,7 @@ impl Checkpointer {
             return;
         }
         let cp = Rc::new(Checkpoint::take(m, &mut self.stores));
-        self.bytes += cp.new_bytes();
+        self.bytes += cp.new_bytes(self.checkpoints.last().map(Rc::as_ref));
         self.checkpoints.push(cp);
         if self.bytes > self.budget_bytes && self.checkpoints.len() > 2 {
             // Keep every other checkpoint: twice the interval.
@@ -202,11 +202,14 @@ impl Checkpointer {
             self.checkpoints = kept;
             self.interval *= 2;
             self.stores.sweep(&self.checkpoints, m);
+            let prev =
+                std::iter::once(None).chain(self.checkpoints.iter().map(|c| Some(c.as_ref())));
             self.bytes = self.stores.bytes()
                 + self
                     .checkpoints
                     .iter()
-                    .map(|c| c.own_bytes())
+                    .zip(prev)
+                    .map(|(c, p)| c.own_bytes(p))
                     .sum::<usize>();
         }
     }
