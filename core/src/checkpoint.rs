@@ -106,33 +106,25 @@ impl Checkpoint {
         self.shell.clone()
     }
 
-    /// Bytes of the LRU the shell holds beside `prev`, the checkpoint
-    /// kept before it, if any.
-    fn lru_bytes(&self, prev: Option<&Checkpoint>) -> usize {
+    /// Bytes of the shell beside `prev`, the checkpoint kept before it,
+    /// if any: the machine's clone and the LRU leaves it does not share
+    /// with `prev`'s. Out of line, as both figures below add it.
+    #[inline(never)]
+    fn shell_bytes(&self, prev: Option<&Checkpoint>) -> usize {
         let before = prev.and_then(|p| p.shell.cache.lru.as_ref());
-        self.shell
-            .cache
-            .lru
-            .as_ref()
-            .map_or(0, |l| l.bytes_beside(before))
+        let lru = self.shell.cache.lru.as_ref();
+        self.shell.memory_bytes() + lru.map_or(0, |l| l.bytes_beside(before))
     }
 
     /// Bytes this checkpoint added beside what it shares with `prev`, the
     /// checkpoint taken before it, if any: new chunks and LRU leaves.
     pub fn new_bytes(&self, prev: Option<&Checkpoint>) -> usize {
-        self.shell.memory_bytes()
-            + self.lru_bytes(prev)
-            + self.nodes.new_bytes()
-            + self.pte.new_bytes()
+        self.shell_bytes(prev) + self.nodes.new_bytes() + self.pte.new_bytes()
     }
 
-    /// Bytes of its own, beside the chunks in the stores: the machine's
-    /// clone with the LRU leaves it holds beside `prev`, the checkpoint
-    /// kept before it, if any, and the lists of its chunks.
+    /// Bytes of its own, beside the chunks in the stores: the shell (see
+    /// [`Checkpoint::shell_bytes`]) and the lists of its chunks.
     pub fn own_bytes(&self, prev: Option<&Checkpoint>) -> usize {
-        self.shell.memory_bytes()
-            + self.lru_bytes(prev)
-            + self.nodes.own_bytes()
-            + self.pte.own_bytes()
+        self.shell_bytes(prev) + self.nodes.own_bytes() + self.pte.own_bytes()
     }
 }

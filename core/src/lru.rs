@@ -110,17 +110,18 @@ impl List {
     /// walk over both, in stamp order.
     fn bytes_beside(&self, prev: Option<&List>) -> usize {
         let entry = std::mem::size_of::<(u64, u64)>();
-        let mut rest = prev.map(|p| p.leaves.iter().peekable());
         let mut own = self.leaves.capacity() * std::mem::size_of::<Rc<Leaf>>();
+        let mut j = 0;
         for leaf in &self.leaves {
-            let first = leaf[0].0;
-            let shared = rest.as_mut().is_some_and(|r| {
-                while r.next_if(|l| l[0].0 < first).is_some() {}
-                r.peek().is_some_and(|l| Rc::ptr_eq(l, leaf))
-            });
-            if !shared {
-                own += leaf.capacity() * entry;
+            if let Some(p) = prev {
+                while j < p.leaves.len() && p.leaves[j][0].0 < leaf[0].0 {
+                    j += 1;
+                }
+                if p.leaves.get(j).is_some_and(|l| Rc::ptr_eq(l, leaf)) {
+                    continue;
+                }
             }
+            own += leaf.capacity() * entry;
         }
         own
     }

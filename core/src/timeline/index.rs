@@ -202,15 +202,13 @@ impl Checkpointer {
             self.checkpoints = kept;
             self.interval *= 2;
             self.stores.sweep(&self.checkpoints, m);
-            let prev =
-                std::iter::once(None).chain(self.checkpoints.iter().map(|c| Some(c.as_ref())));
-            self.bytes = self.stores.bytes()
-                + self
-                    .checkpoints
-                    .iter()
-                    .zip(prev)
-                    .map(|(c, p)| c.own_bytes(p))
-                    .sum::<usize>();
+            let mut bytes = self.stores.bytes();
+            let mut prev = None;
+            for c in &self.checkpoints {
+                bytes += c.own_bytes(prev);
+                prev = Some(c.as_ref());
+            }
+            self.bytes = bytes;
         }
     }
 
