@@ -20,7 +20,7 @@
 //!   pages it holds differently from the first kernel.
 //!
 //! [`Raster::paint`] draws bins however they were made, again only where
-//! they changed; [`render`] makes them from a machine and the events
+//! they changed; [`render`] folds into a machine's bins the events
 //! applied inside the access being stepped through. The real kernel's
 //! lane paints its folio band with the same [`folio_band`].
 
