@@ -37,6 +37,8 @@
 //!   stood still; no target, shown so that no work goes unreported),
 //!   `back_and_forth_ms` and `far_jump_ms` (far jumps the 40 never make:
 //!   between two places, and round three; `median` and `max`, no target),
+//!   `event_step_ms` (steps through one access's events, shift+arrow, the
+//!   first into each access left out; `median` and `max`, no target),
 //!   `play_speed` (`reached_per_s` against `shown`: at least 97%),
 //!   `play_fps` and `first_render_ms` (navigation to the view drawn with
 //!   its timelines, the median of `first_render_loads_ms`, five loads,
@@ -714,10 +716,12 @@ fn web_rows() -> Vec<Row> {
             });
             // Nor these: far jumps the 40 never make, between the two
             // places a seeker's positions stand (web/src/seekers.rs), and
-            // round three.
+            // round three; and steps through one access's events, which
+            // a talk makes one by one.
             for (key, what) in [
                 ("back_and_forth_ms", "back and forth between two far steps"),
                 ("far_jump_ms", "jumps round three far steps"),
+                ("event_step_ms", "a step through an access's events"),
             ] {
                 let figure = format!("web {label}: {what}, median / max");
                 rows.push(
