@@ -80,7 +80,7 @@ impl Checkpoint {
 
     /// The machine as it was taken, from the stores it was taken into.
     pub fn restore(&self, stores: &Stores) -> Machine {
-        let mut m = self.shell();
+        let mut m = self.shell.clone();
         m.cache
             .xa
             .thaw_nodes(&self.nodes, &stores.nodes, stores.node_room);
@@ -92,18 +92,13 @@ impl Checkpoint {
     /// nodes and PTE bits, the bulk of a large page cache.
     pub fn restore_into(&self, m: &mut Machine, stores: &Stores) {
         let (nodes, pte) = (m.cache.xa.take_nodes(), m.mm.take_pte());
-        *m = self.shell();
+        *m = self.shell.clone();
         m.cache.xa.put_nodes(nodes);
         m.mm.put_pte(pte);
         m.cache
             .xa
             .thaw_nodes(&self.nodes, &stores.nodes, stores.node_room);
         m.mm.thaw_pte(&self.pte, &stores.pte);
-    }
-
-    /// A clone of the shell.
-    fn shell(&self) -> Machine {
-        self.shell.clone()
     }
 
     /// Bytes of the shell beside `prev`, the checkpoint kept before it,

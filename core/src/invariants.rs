@@ -200,6 +200,7 @@ fn shown(c: crate::Covering) -> crate::Covering {
 /// Steps `sim` to its end (or `max_steps`), folding each access's events
 /// into pictures of the machine before it over `spans`, and returns what
 /// differs first from the pictures of the machine after it.
+///
 /// On every other step, a span's picture starts from the bins a seeker
 /// would keep (`Machine::rebin` over the pages the events changed), as
 /// the web app's strip does when stepping through an access.
