@@ -85,6 +85,18 @@ fn low_bits(k: usize) -> u64 {
     }
 }
 
+/// Bit i is set when `words[i]` is not 0, for at most 64 words: which
+/// words a packed chunk keeps. Out of line, for the app's size budget:
+/// the PTE bits and the xarray's nodes both ask.
+#[inline(never)]
+pub(crate) fn nonzero_bits(words: &[u64]) -> u64 {
+    let mut bits = 0;
+    for (i, &w) in words.iter().enumerate() {
+        bits |= u64::from(w != 0) << i;
+    }
+    bits
+}
+
 /// How many of segment `g`'s first `k_end` chunks of `N` items, in a
 /// vector of `n` items, lie whole before item `have`: a prefix of them.
 fn present_chunks<const N: usize>(g: usize, k_end: usize, n: usize, have: usize) -> usize {
@@ -162,11 +174,7 @@ impl Frozenable for u64 {
             return;
         }
         for block in items.chunks(64) {
-            let mut mask = 0u64;
-            for (i, &w) in block.iter().enumerate() {
-                mask |= u64::from(w != 0) << i;
-            }
-            out.push(mask);
+            out.push(nonzero_bits(block));
         }
         out.extend(items.iter().copied().filter(|&w| w != 0));
     }

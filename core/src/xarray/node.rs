@@ -181,13 +181,27 @@ const _: () = assert!(XA_MAX_MARKS == 3, "pack writes three mark words");
 impl crate::cow::Frozenable for Node {
     fn pack(items: &[Node], out: &mut Vec<u64>) {
         for n in items {
-            let (mut used, mut repeats, mut last) = (0u64, 0u64, 0u64);
-            for (i, &slot) in n.slots.iter().enumerate() {
-                if slot != 0 {
-                    used |= 1 << i;
-                    repeats |= u64::from(slot == last) << i;
-                    last = slot;
-                }
+            // Which slots hold something (`present` says, unless value
+            // entries are among them), then which of those repeat,
+            // visiting only them. A branch on each of the 64 slots was
+            // most of the checkpoints' time in the memory cgroup preset's
+            // build, whose nodes are sparse: natively its first build
+            // took 608 ms so, 484 now (best of 3, five rounds alternated).
+            debug_assert!(
+                n.nr_values != 0 || n.present == crate::cow::nonzero_bits(&n.slots),
+                "with no value entries, `present` names the slots in use"
+            );
+            let used = if n.nr_values == 0 {
+                n.present
+            } else {
+                crate::cow::nonzero_bits(&n.slots)
+            };
+            let (mut repeats, mut last, mut rest) = (0u64, 0u64, used);
+            while rest != 0 {
+                let i = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                repeats |= u64::from(n.slots[i] == last) << i;
+                last = n.slots[i];
             }
             out.extend_from_slice(&[
                 u64::from(n.shift)
@@ -340,7 +354,9 @@ mod tests {
     use proptest::prelude::*;
 
     /// A node with `slots` written where `used` says, over garbage, in
-    /// runs of `run` slots of one word.
+    /// runs of `run` slots of one word. Its summaries are garbage too,
+    /// but for what packing reads: with no value entries counted, the
+    /// slots `present` names are the ones written.
     fn node(
         fields: (u8, u8, u8, u8, u32),
         words: [u64; 8],
@@ -360,6 +376,9 @@ mod tests {
             if used >> i & 1 == 1 {
                 *slot = fill.wrapping_mul((i / run) as u64 + 1) | 1;
             }
+        }
+        if nr_values == 0 {
+            n.present = used;
         }
         n
     }
