@@ -85,9 +85,9 @@ fn low_bits(k: usize) -> u64 {
     }
 }
 
-/// Bit i is set when `words[i]` is not 0, for at most 64 words: which
-/// words a packed chunk keeps. Out of line, for the app's size budget:
-/// the PTE bits and the xarray's nodes both ask.
+/// Bit i is set when `words[i]` is not 0, for at most 64 words: the
+/// PTE words a packed chunk keeps, and a node's slots in use. Out of
+/// line, for the app's size budget: both packings ask.
 #[inline(never)]
 pub(crate) fn nonzero_bits(words: &[u64]) -> u64 {
     let mut bits = 0;
@@ -163,8 +163,9 @@ frozen_as_words!(u8, u16, u32);
 /// which are set, then those words; any other chunk is copied whole, at
 /// its own length, which is how `unpack` tells the two apart. On the
 /// 16 GiB comparison most of a checkpoint's PTE chunks hold a few set
-/// words of 128. An item by item loop where a whole copy does would be
-/// no copy in the app's wasm: the 16 GiB jumps took about 3% longer so.
+/// words of 32 (`PTE_CHUNK`). An item by item loop where a whole copy
+/// does would be no copy in the app's wasm: the 16 GiB jumps took about
+/// 3% longer so.
 impl Frozenable for u64 {
     fn pack(items: &[Self], out: &mut Vec<u64>) {
         let masks = items.len().div_ceil(64);
