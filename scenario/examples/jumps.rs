@@ -1,5 +1,5 @@
-//! The model's part of the web app's jumps, timed: `jumps [ROUNDS]
-//! [LINK] [COLUMNS]`.
+//! The model's part of the web app's jumps, timed: `jumps [--cold]
+//! [ROUNDS] [LINK] [COLUMNS]`.
 //!
 //! It builds a view's timelines as the app does before and after its
 //! first render (its kernels side by side in the core's `Lockstep`, then
@@ -24,6 +24,11 @@
 //! ones handed over, for the app's log) and the strip's bins. The
 //! same source runs native and as wasm (wasm32-wasip1 under Node), which
 //! is how `cargo xtask bench` compares the two in one run.
+//!
+//! With `--cold`, [`COLD_BYTES`] of other memory are written before each
+//! kernel's seek, as the rendering of the frames between two jumps does in
+//! the browser: the model's work in a jump there is bound by what misses
+//! the caches, which a loop of jumps alone keeps warm.
 
 use std::time::Instant;
 
@@ -41,6 +46,36 @@ const BIG: &str =
 const NOTE_ACCESSES: u64 = 4096;
 const LOG_ACCESSES: u64 = 40;
 
+/// Bytes written between jumps with `--cold`: as large as the host's
+/// last-level cache (32 MiB on these machines). In Chromium, the 16 GiB
+/// comparison's jumps took the model 1.3-1.6 ms of seeks and 1.1-1.5 ms
+/// of bins (`performance.now` around the app's calls, 2026-12-05); this
+/// example took 0.8 and 0.6 ms natively without `--cold` and 1.3-1.4 and
+/// 1.1-1.2 ms with it, and in wasm under Node 1.2 and 0.9 ms without,
+/// 1.4-1.5 and 1.0-1.1 ms with it (2026-12-07, a quiet spell). The host's
+/// other machines share that cache: in a busy spell an hour later, the
+/// figures without `--cold` came near those with it (1.57 and 1.19 ms
+/// against 1.62 and 1.42, natively, `cargo xtask bench`).
+const COLD_BYTES: usize = 32 << 20;
+
+/// Memory written to evict the model's from the caches.
+struct Evictor(Vec<u64>);
+
+impl Evictor {
+    fn new() -> Self {
+        Evictor(vec![0; COLD_BYTES / 8])
+    }
+
+    /// Writes every word, a different value each time, so that no pass
+    /// can be left out.
+    fn evict(&mut self, pass: u64) {
+        for (i, w) in self.0.iter_mut().enumerate() {
+            *w = pass ^ i as u64;
+        }
+        std::hint::black_box(&self.0);
+    }
+}
+
 /// The timing test's jumps over a run of `len` accesses: the cold two,
 /// then forty, the k-th to (7919 k mod 40) / 40 of the run.
 fn jumps(len: u64) -> Vec<u64> {
@@ -49,7 +84,14 @@ fn jumps(len: u64) -> Vec<u64> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let mut args: Vec<String> = std::env::args().collect();
+    let cold = args
+        .iter()
+        .position(|a| a == "--cold")
+        .map(|i| args.remove(i))
+        .is_some();
+    let mut evictor = cold.then(Evictor::new);
+    let mut passes = 0u64;
     let fail = |what: &str| -> ! {
         eprintln!("jumps: {what}");
         std::process::exit(2);
@@ -110,6 +152,10 @@ fn main() {
                 let here = sims[i].step_count();
                 if here == step {
                     continue;
+                }
+                if let Some(e) = evictor.as_mut() {
+                    passes += 1;
+                    e.evict(passes);
                 }
                 let t0 = Instant::now();
                 let noted = t.seeks_in_place(here, step) && step - here <= NOTE_ACCESSES;

@@ -18,7 +18,10 @@
 //! - the model's part of the timing test's 40 jumps on the 16 GiB
 //!   comparison (`scenario/examples/jumps.rs`), native and in wasm the
 //!   same way: the median jump's seeks and its strip's bins, both kernels
-//!   together, with no target of its own either;
+//!   together, with no target of its own either; once with the caches as
+//!   a loop of jumps leaves them, and once cold (`--cold`), as the frames
+//!   between two jumps leave them in the browser, where the model's part
+//!   of a jump takes about the cold figures;
 //! - with `--real` (as root), the running kernel doing the same walk on a
 //!   2 GiB file that the bench makes, through `folioscope probe`, and the
 //!   model's speed-up over it (target: at least 500×);
@@ -297,19 +300,22 @@ fn first_build_rows() -> Result<Vec<Row>> {
 
 /// The model's part of the timing test's jumps on the 16 GiB comparison
 /// (`scenario/examples/jumps.rs`: each kernel's seek, then its strip's
-/// bins), native and in wasm over `ROUNDS` alternating rounds. No target:
-/// the jumps' targets are the e2e timing test's, and this is the part of
-/// each that the model takes, measured outside the browser.
+/// bins), native and in wasm over `ROUNDS` alternating rounds, with the
+/// caches as a loop of jumps leaves them and cold, as the frames between
+/// two jumps leave them in the browser (`--cold`). No target: the jumps'
+/// targets are the e2e timing test's, and this is the part of each that
+/// the model takes, measured outside the browser.
 fn jump_rows() -> Result<Vec<Row>> {
-    let (jumps, _) = alternated(
-        JUMPS_EXAMPLE,
-        "the 16 GiB comparison's jumps (the timing test's 40, both kernels)",
-        &[],
-        &["seek_ms", "bins_ms"],
-    )?;
-    Ok(vec![
-        Row::new(
-            "model: a 16 GiB jump's seeks and bins, native",
+    let mut rows = Vec::new();
+    for (args, caches) in [(&[][..], "warm"), (&["--cold"][..], "cold")] {
+        let (jumps, _) = alternated(
+            JUMPS_EXAMPLE,
+            &format!("the 16 GiB comparison's 40 jumps, both kernels, caches {caches}"),
+            args,
+            &["seek_ms", "bins_ms"],
+        )?;
+        rows.push(Row::new(
+            &format!("model: a 16 GiB jump's seeks and bins, native, caches {caches}"),
             "-",
             format!(
                 "seek {:.2} ms, bins {:.2} ms (medians of {ROUNDS})",
@@ -317,9 +323,9 @@ fn jump_rows() -> Result<Vec<Row>> {
                 jumps.median(NATIVE, 1)
             ),
             None,
-        ),
-        Row::new(
-            "model: the same jump in wasm",
+        ));
+        rows.push(Row::new(
+            &format!("model: the same jump in wasm, caches {caches}"),
             "-",
             format!(
                 "seek {:.2} ms ({:.2}x), bins {:.2} ms ({:.2}x)",
@@ -329,8 +335,9 @@ fn jump_rows() -> Result<Vec<Row>> {
                 jumps.ratio(1)
             ),
             None,
-        ),
-    ])
+        ));
+    }
+    Ok(rows)
 }
 
 /// The two sides of a round.
