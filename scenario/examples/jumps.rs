@@ -49,13 +49,14 @@ const LOG_ACCESSES: u64 = 40;
 /// Bytes written between jumps with `--cold`: as large as the host's
 /// last-level cache (32 MiB on these machines). In Chromium, the 16 GiB
 /// comparison's jumps took the model 1.3-1.6 ms of seeks and 1.1-1.5 ms
-/// of bins (`performance.now` around the app's calls, 2026-12-05); this
-/// example took 0.8 and 0.6 ms natively without `--cold` and 1.3-1.4 and
-/// 1.1-1.2 ms with it, and in wasm under Node 1.2 and 0.9 ms without,
-/// 1.4-1.5 and 1.0-1.1 ms with it (2026-12-07, a quiet spell). The host's
-/// other machines share that cache: in a busy spell an hour later, the
-/// figures without `--cold` came near those with it (1.57 and 1.19 ms
-/// against 1.62 and 1.42, natively, `cargo xtask bench`).
+/// of bins (`performance.now` around the app's calls, 40 jumps three
+/// times, in the morning of 2026-12-07); this example took 0.8 and 0.6
+/// ms natively without `--cold` and 1.3-1.4 and 1.1-1.2 ms with it, and
+/// in wasm under Node 1.2 and 0.9 ms without, 1.4-1.5 and 1.0-1.1 ms
+/// with it (later that day, a quiet spell). The host's other machines
+/// share that cache: in a busy spell an hour later, the figures without
+/// `--cold` came near those with it (1.57 and 1.19 ms against 1.62 and
+/// 1.42, natively, `cargo xtask bench`).
 const COLD_BYTES: usize = 32 << 20;
 
 /// Memory written to evict the model's from the caches.
