@@ -46,8 +46,9 @@ const BIG: &str =
 const NOTE_ACCESSES: u64 = 4096;
 const LOG_ACCESSES: u64 = 40;
 
-/// Bytes written between jumps with `--cold`: as large as the host's
-/// last-level cache (32 MiB on these machines). In Chromium, the 16 GiB
+/// Bytes written before each kernel's seek with `--cold`, outside the
+/// time taken: as large as the host's last-level cache (32 MiB on these
+/// machines). In Chromium, the 16 GiB
 /// comparison's jumps took the model 1.3-1.6 ms of seeks and 1.1-1.5 ms
 /// of bins (`performance.now` around the app's calls, 40 jumps three
 /// times, in the morning of 2026-12-07); this example took 0.8 and 0.6
