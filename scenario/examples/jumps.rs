@@ -60,19 +60,21 @@ const LOG_ACCESSES: u64 = 40;
 /// 1.42, natively, `cargo xtask bench`).
 const COLD_BYTES: usize = 32 << 20;
 
-/// Memory written to evict the model's from the caches.
-struct Evictor(Vec<u64>);
+/// Memory written to evict the model's from the caches, and how many
+/// times it was.
+struct Evictor(Vec<u64>, u64);
 
 impl Evictor {
     fn new() -> Self {
-        Evictor(vec![0; COLD_BYTES / 8])
+        Evictor(vec![0; COLD_BYTES / 8], 0)
     }
 
     /// Writes every word, a different value each time, so that no pass
     /// can be left out.
-    fn evict(&mut self, pass: u64) {
+    fn evict(&mut self) {
+        self.1 += 1;
         for (i, w) in self.0.iter_mut().enumerate() {
-            *w = pass ^ i as u64;
+            *w = self.1 ^ i as u64;
         }
         std::hint::black_box(&self.0);
     }
@@ -93,7 +95,6 @@ fn main() {
         .map(|i| args.remove(i))
         .is_some();
     let mut evictor = cold.then(Evictor::new);
-    let mut passes = 0u64;
     let fail = |what: &str| -> ! {
         eprintln!("jumps: {what}");
         std::process::exit(2);
@@ -156,8 +157,7 @@ fn main() {
                     continue;
                 }
                 if let Some(e) = evictor.as_mut() {
-                    passes += 1;
-                    e.evict(passes);
+                    e.evict();
                 }
                 let t0 = Instant::now();
                 let noted = t.seeks_in_place(here, step) && step - here <= NOTE_ACCESSES;

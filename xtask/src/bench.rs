@@ -306,14 +306,14 @@ fn first_build_rows() -> Result<Vec<Row>> {
 /// targets are the e2e timing test's, and this is the part of each that
 /// the model takes, measured outside the browser.
 fn jump_rows() -> Result<Vec<Row>> {
+    // Built and passed through wasm-opt once, for both ways of timing.
+    let (native_bin, wasm_file) = both_ways(JUMPS_EXAMPLE)?;
     let mut rows = Vec::new();
     for (args, caches) in [(&[][..], "warm"), (&["--cold"][..], "cold")] {
-        let (jumps, _) = alternated(
-            JUMPS_EXAMPLE,
-            &format!("the 16 GiB comparison's 40 jumps, both kernels, caches {caches}"),
-            args,
-            &["seek_ms", "bins_ms"],
-        )?;
+        step(&format!(
+            "the 16 GiB comparison's 40 jumps, both kernels, caches {caches}, native and wasm, {ROUNDS} rounds alternating"
+        ));
+        let jumps = Rounds::run(&native_bin, &wasm_file, args, &["seek_ms", "bins_ms"])?;
         rows.push(Row::new(
             &format!("model: a 16 GiB jump's seeks and bins, native, caches {caches}"),
             "-",
@@ -499,7 +499,7 @@ fn as_the_app_optimises(wasm: &Path) -> Result<PathBuf> {
         .to_string_lossy();
     let out = wasm.with_file_name(format!("{stem}-as-the-app.wasm"));
     step(&format!(
-        "wasm-opt {} on the walk, twice, as on the app's wasm",
+        "wasm-opt {} on {stem}, twice, as on the app's wasm",
         args.join(" ")
     ));
     // Trunk's run, then `cargo xtask dist`'s (`glue.rs`), which renames
