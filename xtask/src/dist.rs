@@ -41,7 +41,7 @@ pub fn build() -> Result<PathBuf> {
     let dist = root().join("dist");
     step(&site_url_note()?);
     step("building dist/ (release, wasm-opt, relative URLs)");
-    let mut cmd = trunk_cmd();
+    let mut cmd = trunk_cmd()?;
     cmd.args(["build", "--release", "--public-url", "./", "--dist"])
         .arg(&dist);
     run(&mut cmd)?;
@@ -69,7 +69,7 @@ pub fn build() -> Result<PathBuf> {
 pub fn build_debug() -> Result<PathBuf> {
     let dist = root().join("target/debug-dist");
     step("building target/debug-dist/ (debug, as cargo xtask serve builds it)");
-    let mut cmd = trunk_cmd();
+    let mut cmd = trunk_cmd()?;
     cmd.args(["build", "--public-url", "./", "--dist"])
         .arg(&dist);
     run(&mut cmd)?;

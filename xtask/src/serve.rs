@@ -12,7 +12,7 @@ pub fn serve(port: u16) -> Result<()> {
     step(&format!(
         "serving the app at http://127.0.0.1:{port}/ (Ctrl-C stops it)"
     ));
-    let mut cmd = trunk_cmd();
+    let mut cmd = trunk_cmd()?;
     cmd.args([
         "serve",
         "--address",
