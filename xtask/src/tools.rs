@@ -292,7 +292,8 @@ pub fn trunk_cmd() -> Result<Command> {
 /// paths in all. Cut to the crate's own folder (`yew-0.23.0/src/...`),
 /// the app's dist/ is 0.2 KB smaller gzipped (2026-12-07). A folder
 /// whose path holds a space is left as it is: the flags are split at
-/// spaces.
+/// spaces. A RUSTFLAGS of the caller's own takes precedence over these
+/// flags, and the paths then stay whole.
 fn registry_remaps() -> Result<Vec<String>> {
     let out = crate::proc::captured(
         Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
