@@ -296,7 +296,7 @@ pub fn trunk_cmd() -> Result<Command> {
 /// flags, and the paths then stay whole.
 fn registry_remaps() -> Result<Vec<String>> {
     let out = crate::proc::captured(
-        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        tool("cargo")
             .current_dir(root())
             .args(["metadata", "--format-version", "1", "--locked"])
             .args(["--filter-platform", "wasm32-unknown-unknown"]),
