@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wasmMemoryMb } from './lib/trace.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const env = (k) => {
@@ -85,8 +86,11 @@ async function newPage(query = '', viewport = { width: 1400, height: 900 }, opti
 /// (median; 388 routed only, 410 polled only; 2026-12-07). Requests that
 /// leave the site are reported here, not blocked. Returns when the page
 /// marked `folioscope-ready`, its first contentful paint and
-/// `folioscope-warm`, in ms from navigation.
-async function timedLoad(query = '', viewport = { width: 1400, height: 900 }) {
+/// `folioscope-warm`, in ms from navigation. With `held`, also what the
+/// warm page holds, read once its marks are in: its wasm memory
+/// (`wasm_memory_mb`) and its scenario's file size as the scenario panel
+/// shows it (`file_size`).
+async function timedLoad(query = '', viewport = { width: 1400, height: 900 }, { held = false } = {}) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
@@ -96,7 +100,7 @@ async function timedLoad(query = '', viewport = { width: 1400, height: 900 }) {
     await page.goto(base + query, { waitUntil: 'commit' });
     // One call that waits in the page for the last mark, with nothing
     // polled meanwhile.
-    return await page.evaluate(() => new Promise((resolve, reject) => {
+    const marks = await page.evaluate(() => new Promise((resolve, reject) => {
       const at = (name) => {
         const e = performance.getEntriesByName(name)[0];
         return e ? e.startTime : null;
@@ -109,6 +113,9 @@ async function timedLoad(query = '', viewport = { width: 1400, height: 900 }) {
         if (done()) { observer.disconnect(); finish(); }
       }).observe({ type: 'mark', buffered: true });
     }));
+    if (!held) return marks;
+    const fileSize = await page.evaluate(() => document.querySelector('[data-testid="p-file-size"]').value);
+    return { ...marks, wasm_memory_mb: await wasmMemoryMb(page), file_size: fileSize };
   } finally {
     await context.close();
   }

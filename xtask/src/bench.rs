@@ -54,7 +54,10 @@
 //!   link whose build is long (16 GiB read backward under
 //!   MADV_SEQUENTIAL, 4,194,304 accesses) under `16gib_seq`, and of the
 //!   memory cgroup preset (seed000-memcg) under `16gib_memcg`, three
-//!   loads each, with their wasm memory.
+//!   loads each, with their wasm memory; and `presets`, every preset of
+//!   the app's menu loaded once, its first render, its wasm memory once
+//!   warm and its file size (`bench/presets.rs` names those over 500 ms,
+//!   and the 16 GiB ones over 128 MB).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -65,6 +68,8 @@ use serde_json::Value;
 use crate::proc::{captured, output, run, step};
 use crate::root;
 use crate::tools::{is_root, tool};
+
+mod presets;
 
 /// The walk every speed figure times: 2 GiB, backward, MADV_SEQUENTIAL,
 /// the best of five runs in one process (the wasm engine optimises the
@@ -809,6 +814,8 @@ fn web_rows() -> Vec<Row> {
             None => Row::not_measured(&figure, "-", why),
         });
     }
+    // Every preset the app offers, one load each.
+    rows.extend(presets::rows(timing.as_ref(), why));
     // The app's own memory, as a user's tab holds it: the wasm heap with
     // every kernel's timeline, the seekers' machines (two a kernel once
     // jumps have made them), their kept counts and the allocator's

@@ -1,0 +1,152 @@
+//! The timing test's survey of every preset the app offers (its
+//! `presets` in target/e2e/timing.json): one fresh load each, its first
+//! render and, once warm, its wasm memory and file size. The targets ask
+//! a first render within 500 ms of any link and at most 128 MB for the
+//! 16 GiB scenarios; the survey names the presets that miss them. One
+//! load swings by half on these machines, so these rows name presets to
+//! look at, beside the medians of the rows above.
+
+use serde_json::Value;
+
+use super::{Row, PEAK_MB_TARGET};
+
+/// The first render's target, in ms.
+const FIRST_RENDER_TARGET_MS: f64 = 500.0;
+
+/// The file size from which a preset is held to [`PEAK_MB_TARGET`]: the
+/// issue's "16 GiB scenarios".
+const LARGE_FILE_BYTES: u64 = 16 << 30;
+
+/// The survey's two rows: first renders, and the 16 GiB presets' memory.
+pub(super) fn rows(timing: Option<&Value>, why: &str) -> Vec<Row> {
+    let render_figure = "web: first render, every preset (one load each)";
+    let render_target = format!("<= {FIRST_RENDER_TARGET_MS:.0} ms");
+    let memory_figure = "web: wasm memory, every 16 GiB preset, warm (one load each)";
+    let memory_target = format!("< {PEAK_MB_TARGET:.0} MB");
+    let Some(presets) = timing.and_then(|t| t["presets"].as_array()) else {
+        return vec![
+            Row::not_measured(render_figure, &render_target, why),
+            Row::not_measured(memory_figure, &memory_target, why),
+        ];
+    };
+    let named = |key: &str| -> Vec<(String, f64)> {
+        presets
+            .iter()
+            .filter_map(|p| Some((p["id"].as_str()?.to_string(), p[key].as_f64()?)))
+            .collect()
+    };
+    let renders = named("first_render_ms");
+    let large: Vec<(String, f64)> = presets
+        .iter()
+        .filter(|p| {
+            p["file_size"]
+                .as_str()
+                .and_then(size_bytes)
+                .is_some_and(|b| b >= LARGE_FILE_BYTES)
+        })
+        .filter_map(|p| Some((p["id"].as_str()?.to_string(), p["wasm_memory_mb"].as_f64()?)))
+        .collect();
+    vec![
+        survey_row(render_figure, &render_target, &renders, "ms", |x| {
+            x <= FIRST_RENDER_TARGET_MS
+        }),
+        survey_row(memory_figure, &memory_target, &large, "MB", |x| {
+            x < PEAK_MB_TARGET
+        }),
+    ]
+}
+
+/// A row over `figures` (preset, value): how many meet `within`, their
+/// median, and the ones that do not, largest first; or the largest, when
+/// all do.
+fn survey_row(
+    figure: &str,
+    target: &str,
+    figures: &[(String, f64)],
+    unit: &str,
+    within: impl Fn(f64) -> bool,
+) -> Row {
+    if figures.is_empty() {
+        return Row::not_measured(figure, target, "the survey found no preset");
+    }
+    let mut by_size = figures.to_vec();
+    by_size.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let median = by_size[by_size.len() / 2].1;
+    let missed: Vec<String> = by_size
+        .iter()
+        .filter(|(_, x)| !within(*x))
+        .map(|(id, x)| format!("{id} {x:.0} {unit}"))
+        .collect();
+    let tail = if missed.is_empty() {
+        format!("largest {} {:.0} {unit}", by_size[0].0, by_size[0].1)
+    } else {
+        format!("over: {}", missed.join(", "))
+    };
+    Row::new(
+        figure,
+        target,
+        format!(
+            "{} of {} within, median {median:.0} {unit}; {tail}",
+            figures.len() - missed.len(),
+            figures.len()
+        ),
+        Some(missed.is_empty()),
+    )
+}
+
+/// Bytes in a size as the scenario panel shows it: a whole number with
+/// an optional binary unit (`16G`, `512M`, `64k`).
+fn size_bytes(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, shift) = match text.char_indices().last()? {
+        (i, 'k' | 'K') => (&text[..i], 10),
+        (i, 'm' | 'M') => (&text[..i], 20),
+        (i, 'g' | 'G') => (&text[..i], 30),
+        (i, 't' | 'T') => (&text[..i], 40),
+        _ => (text, 0),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_the_panel_writes_them() {
+        assert_eq!(size_bytes("16G"), Some(16 << 30));
+        assert_eq!(size_bytes("512M"), Some(512 << 20));
+        assert_eq!(size_bytes("64k"), Some(64 << 10));
+        assert_eq!(size_bytes("4096"), Some(4096));
+        assert_eq!(size_bytes("G"), None);
+        assert_eq!(size_bytes("1.5G"), None);
+    }
+
+    #[test]
+    fn the_survey_names_the_presets_over_their_targets() {
+        let timing = serde_json::json!({ "presets": [
+            { "id": "a", "first_render_ms": 300.0, "wasm_memory_mb": 40.0, "file_size": "2G" },
+            { "id": "b", "first_render_ms": 1300.0, "wasm_memory_mb": 346.0, "file_size": "16G" },
+            { "id": "c", "first_render_ms": 450.0, "wasm_memory_mb": 117.6, "file_size": "16G" },
+        ]});
+        let rows = rows(Some(&timing), "-");
+        assert_eq!(
+            rows[0].measured,
+            "2 of 3 within, median 450 ms; over: b 1300 ms"
+        );
+        assert!(matches!(rows[0].status, super::super::Status::Missed));
+        assert_eq!(
+            rows[1].measured,
+            "1 of 2 within, median 118 MB; over: b 346 MB"
+        );
+        let calm = serde_json::json!({ "presets": [
+            { "id": "a", "first_render_ms": 300.0, "wasm_memory_mb": 40.0, "file_size": "16G" },
+        ]});
+        let rows = super::rows(Some(&calm), "-");
+        assert_eq!(
+            rows[0].measured,
+            "1 of 1 within, median 300 ms; largest a 300 ms"
+        );
+        assert!(matches!(rows[1].status, super::super::Status::Met));
+    }
+}
