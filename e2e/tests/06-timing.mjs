@@ -17,8 +17,9 @@
 // the first render of a link whose build is long, a backward
 // MADV_SEQUENTIAL walk of 16 GiB, under `16gib_seq`, and the preset
 // with a memory cgroup, 5% random over 16 GiB, under `16gib_memcg`; and
-// under `presets`, every preset of the menu loaded once, its first
-// render, wasm memory once warm and file size), with the app's
+// under `presets`, every preset of the menu loaded once, the slowest
+// three times, its first render, wasm memory once warm and file size),
+// with the app's
 // wasm memory after each view's measures (`wasm_memory_mb`), not asserted:
 // speed targets are checked by `cargo xtask bench`, which reads that
 // file, not in tests. Before each of the three measures of jumps and
@@ -131,9 +132,16 @@ async function slowBuildFigures(newPage, timedLoad, expect, query, accesses) {
   };
 }
 
+/// Presets the survey loads twice more: the slowest of its first loads.
+const SURVEY_SLOWEST = 5;
+
 /// Each preset's first render and its wasm memory once warm, with its
-/// file size, from one fresh load each (`timedLoad`), in the order the
-/// preset menu lists them.
+/// file size, from fresh loads (`timedLoad`), in the order the preset
+/// menu lists them: one load each, and for the `SURVEY_SLOWEST` slowest
+/// two more, whose median of three is then the figure
+/// (`first_render_loads_ms` keeps them). One load swung by a third: in
+/// one run the default view's five loads took 369-379 ms and its preset's
+/// one load in the survey 528 ms (2026-12-07).
 async function presetSurvey(newPage, timedLoad, expect) {
   const page = await newPage();
   const ids = await page.$$eval('[data-testid="preset"] option', (os) => os.map((o) => o.value).filter((v) => v));
@@ -143,8 +151,15 @@ async function presetSurvey(newPage, timedLoad, expect) {
   for (const id of ids) {
     const load = await timedLoad(`?v=1&preset=${id}`, undefined, { held: true });
     expect(load.ready !== null, `${id} marked its first render`);
-    out.push({ id, first_render_ms: r1(load.ready), wasm_memory_mb: load.wasm_memory_mb, file_size: load.file_size });
+    out.push({ id, first_render_loads_ms: [r1(load.ready)], wasm_memory_mb: load.wasm_memory_mb, file_size: load.file_size });
   }
+  const slowest = [...out].sort((a, b) => b.first_render_loads_ms[0] - a.first_render_loads_ms[0]).slice(0, SURVEY_SLOWEST);
+  for (const p of slowest) {
+    for (let i = 0; i < 2; i++) {
+      p.first_render_loads_ms.push(r1((await timedLoad(`?v=1&preset=${p.id}`)).ready));
+    }
+  }
+  for (const p of out) p.first_render_ms = r1(q(p.first_render_loads_ms, 0.5));
   return out;
 }
 
@@ -417,13 +432,11 @@ export async function run({ newPage, timedLoad, expect, log, outDir, settled }) 
 
   // Every preset, one fresh load each: "within 500 ms for any
   // permalink" asks it of every link, and the presets are the links the
-  // app itself offers; the 16 GiB ones are held to 128 MB too. One load
-  // swings by half (FIRST_RENDER_LOADS), so this is a survey that names
-  // the slow and the large, not a figure to compare with the medians
-  // above.
+  // app itself offers; the 16 GiB ones are held to 128 MB too. The
+  // slowest are loaded three times (`presetSurvey`); the rest once.
   const presets = await presetSurvey(newPage, timedLoad, expect);
-  log('first render and wasm memory of each preset (one load each): '
-    + presets.map((p) => `${p.id} ${p.first_render_ms} ms ${p.wasm_memory_mb} MB`).join(', '));
+  log('first render and wasm memory of each preset: '
+    + presets.map((p) => `${p.id} ${p.first_render_loads_ms.join('/')} ms ${p.wasm_memory_mb} MB`).join(', '));
 
   const figures = { ...small.figures, '16gib': big.figures, '16gib_1920': wide, '16gib_seq': long, '16gib_memcg': memcg, presets };
   fs.writeFileSync(path.join(outDir, 'timing.json'), JSON.stringify(figures, null, 1));

@@ -55,9 +55,10 @@
 //!   MADV_SEQUENTIAL, 4,194,304 accesses) under `16gib_seq`, and of the
 //!   memory cgroup preset (seed000-memcg) under `16gib_memcg`, three
 //!   loads each, with their wasm memory; and `presets`, every preset of
-//!   the app's menu loaded once, its first render, its wasm memory once
-//!   warm and its file size (`bench/presets.rs` names those over 500 ms,
-//!   and the 16 GiB ones over 128 MB).
+//!   the app's menu loaded once (the five slowest three times), its
+//!   first render, its wasm memory once warm and its file size
+//!   (`bench/presets.rs` names those over 500 ms, and the 16 GiB ones
+//!   over 128 MB).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -814,7 +815,7 @@ fn web_rows() -> Vec<Row> {
             None => Row::not_measured(&figure, "-", why),
         });
     }
-    // Every preset the app offers, one load each.
+    // Every preset the app offers.
     rows.extend(presets::rows(timing.as_ref(), why));
     // The app's own memory, as a user's tab holds it: the wasm heap with
     // every kernel's timeline, the seekers' machines (two a kernel once
