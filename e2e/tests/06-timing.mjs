@@ -19,8 +19,8 @@
 // with a memory cgroup, 5% random over 16 GiB, under `16gib_memcg`; and
 // under `presets`, every preset of the menu loaded once, the slowest
 // three times, its first render, wasm memory once warm and file size),
-// with the app's
-// wasm memory after each view's measures (`wasm_memory_mb`), not asserted:
+// with the app's wasm memory after each view's measures
+// (`wasm_memory_mb`), not asserted:
 // speed targets are checked by `cargo xtask bench`, which reads that
 // file, not in tests. Before each of the three measures of jumps and
 // play, the page times a fixed loop of plain JavaScript (`host_loop_ms`):
@@ -139,8 +139,8 @@ const SURVEY_SLOWEST = 5;
 /// file size, from fresh loads (`timedLoad`), in the order the preset
 /// menu lists them: one load each, and for the `SURVEY_SLOWEST` slowest
 /// two more, whose median of three is then the figure
-/// (`first_render_loads_ms` keeps them). One load swung by a third: in
-/// one run the default view's five loads took 369-379 ms and its preset's
+/// (`first_render_loads_ms` keeps them). One load can be far off: in one
+/// run the default view's five loads took 369-379 ms, and its preset's
 /// one load in the survey 528 ms (2026-12-07).
 async function presetSurvey(newPage, timedLoad, expect) {
   const page = await newPage();
@@ -430,7 +430,7 @@ export async function run({ newPage, timedLoad, expect, log, outDir, settled }) 
   const memcg = await slowBuildFigures(newPage, timedLoad, expect, MEMCG, MEMCG_ACCESSES);
   log('16 GiB memory cgroup preset: ' + JSON.stringify(memcg));
 
-  // Every preset, one fresh load each: "within 500 ms for any
+  // Every preset, loaded afresh: "within 500 ms for any
   // permalink" asks it of every link, and the presets are the links the
   // app itself offers; the 16 GiB ones are held to 128 MB too. The
   // slowest are loaded three times (`presetSurvey`); the rest once.
