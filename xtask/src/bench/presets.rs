@@ -5,6 +5,7 @@
 //! render within 500 ms of any link and at most 128 MB for the 16 GiB
 //! scenarios; the survey names the presets that miss them.
 
+use folioscope_scenario::parse::parse_size;
 use serde_json::Value;
 
 use super::{Row, PEAK_MB_TARGET};
@@ -40,7 +41,7 @@ pub(super) fn rows(timing: Option<&Value>, why: &str) -> Vec<Row> {
         .filter(|p| {
             p["file_size"]
                 .as_str()
-                .and_then(size_bytes)
+                .and_then(|t| parse_size(t).ok())
                 .is_some_and(|b| b >= LARGE_FILE_BYTES)
         })
         .filter_map(|p| Some((p["id"].as_str()?.to_string(), p["wasm_memory_mb"].as_f64()?)))
@@ -93,33 +94,9 @@ fn survey_row(
     )
 }
 
-/// Bytes in a size as the scenario panel shows it: a whole number with
-/// an optional binary unit (`16G`, `512M`, `64k`).
-fn size_bytes(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let (digits, shift) = match text.char_indices().last()? {
-        (i, 'k' | 'K') => (&text[..i], 10),
-        (i, 'm' | 'M') => (&text[..i], 20),
-        (i, 'g' | 'G') => (&text[..i], 30),
-        (i, 't' | 'T') => (&text[..i], 40),
-        _ => (text, 0),
-    };
-    digits.parse::<u64>().ok()?.checked_mul(1 << shift)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_read_as_the_panel_writes_them() {
-        assert_eq!(size_bytes("16G"), Some(16 << 30));
-        assert_eq!(size_bytes("512M"), Some(512 << 20));
-        assert_eq!(size_bytes("64k"), Some(64 << 10));
-        assert_eq!(size_bytes("4096"), Some(4096));
-        assert_eq!(size_bytes("G"), None);
-        assert_eq!(size_bytes("1.5G"), None);
-    }
 
     #[test]
     fn the_survey_names_the_presets_over_their_targets() {
