@@ -9,7 +9,10 @@
 // median of five loads, each in a fresh browser context with nothing of
 // the harness running in the page (`timedLoad` in run.mjs); beside it, the
 // time to its `folioscope-warm` mark (the work after the first render
-// done: a short run's checkpoints, the rehearsal of a jump). Each play
+// done: a short run's checkpoints, the rehearsal of a jump), and the
+// tasks of over 50 ms until then (`long_tasks`, `longest_task_ms`): the
+// build and its warm-up run in slices so that the page answers input
+// while they run. Each play
 // also gives the speed it reached against the speed shown, and each view
 // times far jumps the 40 never make. The figures are recorded in
 // target/e2e/timing.json (the 16 GiB ones under `16gib`, and its play
@@ -151,15 +154,21 @@ async function presetSurvey(newPage, timedLoad, expect) {
   for (const id of ids) {
     const load = await timedLoad(`?v=1&preset=${id}`, undefined, { held: true });
     expect(load.ready !== null, `${id} marked its first render`);
-    out.push({ id, first_render_loads_ms: [r1(load.ready)], wasm_memory_mb: load.wasm_memory_mb, file_size: load.file_size });
+    out.push({ id, first_render_loads_ms: [r1(load.ready)], loads: [load], wasm_memory_mb: load.wasm_memory_mb, file_size: load.file_size });
   }
   const slowest = [...out].sort((a, b) => b.first_render_loads_ms[0] - a.first_render_loads_ms[0]).slice(0, SURVEY_SLOWEST);
   for (const p of slowest) {
     for (let i = 0; i < 2; i++) {
-      p.first_render_loads_ms.push(r1((await timedLoad(`?v=1&preset=${p.id}`)).ready));
+      const load = await timedLoad(`?v=1&preset=${p.id}`);
+      p.first_render_loads_ms.push(r1(load.ready));
+      p.loads.push(load);
     }
   }
-  for (const p of out) p.first_render_ms = r1(q(p.first_render_loads_ms, 0.5));
+  for (const p of out) {
+    p.first_render_ms = r1(q(p.first_render_loads_ms, 0.5));
+    Object.assign(p, longTaskFigures(p.loads));
+    delete p.loads;
+  }
   return out;
 }
 
@@ -183,6 +192,22 @@ function firstRenderFigures(loads) {
     first_render_loads_ms: ready.map(r1),
     first_paint_ms: paint.length ? r1(q(paint, 0.5)) : null,
     warm_ms: warm.length ? r1(q(warm, 0.5)) : null,
+    ...longTaskFigures(loads),
+  };
+}
+
+/// The tasks of over 50 ms in `loads`, from navigation to the warm mark:
+/// each load's as [start, ms] (`long_tasks`), and the longest of those
+/// that started once the load had painted (the build's, the first draw's
+/// and the warm-up's), or none (`longest_task_ms`). Before the first
+/// paint the page shows nothing yet and builds nothing: its task then is
+/// the app's start (the wasm's first calls, the first render's DOM).
+function longTaskFigures(loads) {
+  const after = loads.flatMap((l) => l.long_tasks.filter(([at]) => l.paint === null || at >= l.paint));
+  return {
+    long_tasks: loads.map((l) => l.long_tasks),
+    first_paint_loads_ms: loads.map((l) => l.paint),
+    longest_task_ms: after.length ? Math.max(...after.map(([, ms]) => ms)) : null,
   };
 }
 

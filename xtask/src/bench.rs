@@ -58,7 +58,8 @@
 //!   the app's menu loaded once (the five slowest three times), its
 //!   first render, its wasm memory once warm and its file size
 //!   (`bench/presets.rs` names those over 500 ms, and the 16 GiB ones
-//!   over 128 MB).
+//!   over 128 MB); and with every load's figures, its tasks of over 50
+//!   ms until the view was warm (`long_tasks`; `bench/long_tasks.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,6 +71,7 @@ use crate::proc::{captured, output, run, step};
 use crate::root;
 use crate::tools::{is_root, tool};
 
+mod long_tasks;
 mod presets;
 
 /// The walk every speed figure times: 2 GiB, backward, MADV_SEQUENTIAL,
@@ -814,6 +816,7 @@ fn web_rows() -> Vec<Row> {
             Some(x) => Row::new(&figure, "-", format!("{x:.0} ms (median)"), None),
             None => Row::not_measured(&figure, "-", why),
         });
+        rows.push(long_tasks::row(v, label, why));
     }
     // Every preset the app offers.
     rows.extend(presets::rows(timing.as_ref(), why));
