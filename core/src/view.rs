@@ -1091,6 +1091,30 @@ impl Machine {
         }
     }
 
+    /// Counts into `kept` what each xarray leaf wholly inside pages
+    /// `[first, end)` adds to a bin, as a binning of this machine would,
+    /// ahead of it: a strip's first binning of a large file then only adds
+    /// up kept counts. The app counts a view's leaves this way in slices
+    /// of tasks before it first draws the view; drawn at once, the 16 GiB
+    /// memory cgroup preset's two strips counted theirs in one task of
+    /// 65 to 69 ms (natively 21 ms a kernel, against 2 ms once counted).
+    /// Counted as the binning of the range's whole twigs a bin each, in
+    /// which every leaf lies in one bin: the walk the strips' binning
+    /// makes, which the app's wasm holds already, rather than one of its
+    /// own (a copy of the xarray's walk, 0.5 KB).
+    pub fn count_leaves(&self, first: u64, end: u64, kept: &mut LeafBins) {
+        let first = first.next_multiple_of(TWIG_PAGES);
+        let twigs = end.saturating_sub(first) / TWIG_PAGES;
+        if twigs > 0 {
+            let span = Span {
+                first,
+                end: first + twigs * TWIG_PAGES,
+                bins: twigs as u32,
+            };
+            self.scan_columns(span, &[(0, span.bins)], Some(kept));
+        }
+    }
+
     /// A binner of `span` whose bins in the column `runs` (ascending,
     /// disjoint `[x0, x1)`) hold what [`Machine::bins`] counts there; its
     /// other bins hold partial counts, of entries that reach into a run.
@@ -1700,6 +1724,56 @@ mod tests {
             shadows_seen,
             "a scenario under a memory limit leaves shadows"
         );
+    }
+
+    /// Leaves counted ahead, in pieces that start and end anywhere, are
+    /// every leaf wholly inside the pieces' twigs, each kept at its
+    /// stamp; and a binning after them counts what it counts without.
+    #[test]
+    fn leaves_counted_ahead_are_kept_and_change_no_bin() {
+        let sim = run_scenario(
+            Scenario {
+                file_size: 64 << 20,
+                pattern: Pattern::Random {
+                    milli_pct: 20_000,
+                    seed: 9,
+                },
+                madvise: Madvise::Normal,
+                memory_limit: Some(4 << 20),
+                ..Scenario::default()
+            },
+            2000,
+        );
+        let m = sim.machine();
+        let pages = m.geo.nr_pages;
+        let mut kept = LeafBins::default();
+        let mut first = 0;
+        for end in [5000, 5000, 9000, pages] {
+            m.count_leaves(first, end, &mut kept);
+            first = end;
+        }
+        // A piece counts the twigs it holds whole: [4096, 12288) lies
+        // across the pieces' ends, and is left to the binning.
+        let counted = |p: u64| !(TWIG_PAGES..3 * TWIG_PAGES).contains(&p);
+        let mut leaves = 0;
+        m.cache.xa.for_each_leaf_in(0, pages - 1, |v| {
+            if let Visit::Leaf(base, _, stamp) = v {
+                leaves += 1;
+                assert_eq!(
+                    kept.leaves.kept(stamp, base).is_some(),
+                    counted(base),
+                    "the leaf from page {base}"
+                );
+            }
+        });
+        assert!(leaves > 64, "{leaves} leaves to count");
+        for span in spans(pages) {
+            let mut bins = Vec::new();
+            let mut changed = ChangedPages::new(sim.config());
+            changed.set_everything();
+            m.rebin(span, &mut bins, &changed, &mut kept);
+            assert!(bins == m.bins(span), "{span:?}");
+        }
     }
 
     /// Every page's view names what covers it as the xarray's walk finds

@@ -197,6 +197,9 @@ struct Seeker {
     /// In a view over [`SPARE_NODES`], the nodes a narrow position has
     /// room for; none in a view whose spare is a whole machine.
     narrow_room: Option<usize>,
+    /// The pages whose leaves `Seekers::count_leaves` has counted, from
+    /// the first.
+    leaves_counted_to: u64,
 }
 
 impl Seeker {
@@ -205,6 +208,7 @@ impl Seeker {
             at: Position::at_end(timeline),
             spare: None,
             narrow_room,
+            leaves_counted_to: 0,
         }
     }
 
@@ -444,6 +448,32 @@ impl Seekers {
     pub fn bins(&self, built: &Kept<Built>, side: usize, step: u64, span: Span) -> Rc<Vec<Bin>> {
         let mut current = self.current.borrow_mut();
         Self::seeker(&mut current, built, side, step).bins(span)
+    }
+
+    /// Counts what the xarray leaves of `built`'s positions add to a
+    /// strip's bins, ahead of the first binning (`Machine::count_leaves`):
+    /// at most `pages` pages of their files more, side after side, from
+    /// where the last call stopped. Returns whether all are counted.
+    /// `use_build` calls it in slices before it hands a view over, so that
+    /// drawing the view does not count them.
+    pub fn count_leaves(&self, built: &Kept<Built>, mut pages: u64) -> bool {
+        let mut current = self.current.borrow_mut();
+        let seekers = Self::seekers_of(&mut current, built);
+        let last = seekers.len() - 1;
+        for (k, (seeker, side)) in seekers.iter_mut().zip(&built.sides).enumerate() {
+            let cfg = side.timeline.config();
+            let end = cfg.file_size.div_ceil(cfg.page_size.bytes());
+            let first = seeker.leaves_counted_to;
+            let to = first.saturating_add(pages).min(end);
+            let at = &mut seeker.at;
+            at.sim.machine().count_leaves(first, to, &mut at.leaves);
+            seeker.leaves_counted_to = to;
+            pages -= to - first;
+            if pages == 0 {
+                return k == last && to == end;
+            }
+        }
+        true
     }
 
     /// Makes each side's spare position of `built`, the view on screen,
@@ -985,6 +1015,34 @@ mod tests {
                 *kept,
                 timeline.machine_at(step).bins(span),
                 "at step {step}, {span:?}"
+            );
+        }
+    }
+
+    /// Counting the leaves ahead goes on from where the last call stopped
+    /// and says when the file is done, and the bins drawn after it are
+    /// the machine's, at the end and after moves.
+    #[test]
+    fn leaves_counted_ahead_leave_the_bins_as_they_are() {
+        let (timeline, built) = one_kernel(random_64m());
+        let seekers = Seekers::default();
+        let pages = timeline.config().geometry().nr_pages;
+        let mut calls = 0;
+        while !seekers.count_leaves(&built, 4096) {
+            calls += 1;
+        }
+        assert_eq!(calls, pages / 4096 - 1, "one call a 4096 pages");
+        assert!(seekers.count_leaves(&built, 4096), "done stays done");
+        let span = Span {
+            first: 0,
+            end: pages,
+            bins: 20,
+        };
+        for step in [timeline.len(), 100, timeline.len()] {
+            assert_eq!(
+                *seekers.bins(&built, 0, step, span),
+                timeline.machine_at(step).bins(span),
+                "at step {step}"
             );
         }
     }

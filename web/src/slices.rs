@@ -6,8 +6,12 @@
 /// many as the last ones ran in about [`CHUNK_MS`]. A fixed 1024 ran
 /// 7 to 17 ms on the 16 GiB link (60 to 150 accesses a millisecond, each
 /// reading large folios), so its tasks overran the budget to 50-61 ms;
-/// the default view runs about 1,400 a millisecond.
-const FIRST_CHUNK: u64 = 256;
+/// the default view runs about 1,400 a millisecond. Few, since a view's
+/// first accesses run in code the browser has not optimised yet, into
+/// memory first touched: with 256, the seed000-random1-normal preset's
+/// first slice, due to stop after 4 ms, took a task of 63 to 95 ms
+/// (2026-12-07).
+const FIRST_CHUNK: u64 = 16;
 /// Milliseconds between looks at the clock: a task overruns its budget
 /// by about this much.
 const CHUNK_MS: f64 = 1.0;
