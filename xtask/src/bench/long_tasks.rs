@@ -4,7 +4,7 @@
 //! a task that long keeps the page from answering input. The issue asks a
 //! long build to yield to the browser and show its progress; the build,
 //! the first draw and the warm-up run after the first paint, in tasks of
-//! at most some 40 ms, and the row holds them to none over 50. A task
+//! at most some 30 ms, and the row holds them to none over 50. A task
 //! before the first paint is the app's start (the wasm's first calls and
 //! the first render's DOM), shown beside them.
 
