@@ -79,18 +79,18 @@ async function newPage(query = '', viewport = { width: 1400, height: 900 }, opti
 
 /// A fresh load of `query` timed as a reader's browser makes it, for the
 /// timing test's first renders: nothing of the harness runs in the page
-/// while it loads but the browser's observer of long tasks, which is
-/// called only when a task has taken over 50 ms. Pages from `newPage` send every request through
-/// Playwright (to block any that leave the site) and poll for selectors
-/// at every frame; in eight loads of each kind, alternated, the default
-/// view's first render took 423 ms that way against 374 with neither
-/// (median; 388 routed only, 410 polled only; 2026-12-07). Requests that
-/// leave the site are reported here, not blocked. Returns when the page
-/// marked `folioscope-ready`, its first contentful paint and
-/// `folioscope-warm`, in ms from navigation, and the tasks of over 50 ms
-/// until the warm mark (`long_tasks`: when each started, in ms from
-/// navigation, and how long it took), which kept the page from answering
-/// input that long. With `held`, also what the
+/// while it loads but the browser's observer of long tasks, called only
+/// once a task has taken over 50 ms. Pages from `newPage` send every
+/// request through Playwright (to block any that leave the site) and
+/// poll for selectors at every frame; in eight loads of each kind,
+/// alternated, the default view's first render took 423 ms that way
+/// against 374 with neither (median; 388 routed only, 410 polled only;
+/// 2026-12-07). Requests that leave the site are reported here, not
+/// blocked. Returns when the page marked `folioscope-ready`, its first
+/// contentful paint and `folioscope-warm`, in ms from navigation, and
+/// the tasks of over 50 ms until the warm mark (`long_tasks`: when each
+/// started, in ms from navigation, and how long it took), which kept the
+/// page from answering input that long. With `held`, also what the
 /// warm page holds, read once its marks are in: its wasm memory
 /// (`wasm_memory_mb`) and its scenario's file size as the scenario panel
 /// shows it (`file_size`).

@@ -1095,9 +1095,10 @@ impl Machine {
     /// `[first, end)` adds to a bin, as a binning of this machine would,
     /// ahead of it: a strip's first binning of a large file then only adds
     /// up kept counts. The app counts a view's leaves this way in slices
-    /// of tasks before it first draws the view; drawn at once, the 16 GiB
-    /// memory cgroup preset's two strips counted theirs in one task of
-    /// 65 to 69 ms (natively 21 ms a kernel, against 2 ms once counted).
+    /// of tasks before it first draws the view: the first draw of the
+    /// 16 GiB memory cgroup preset, which counted them for its two strips,
+    /// took a task of 65 to 69 ms (the strips' binning, natively, 21 ms a
+    /// kernel, against 2 ms once counted).
     /// Counted as the binning of the range's whole twigs a bin each, in
     /// which every leaf lies in one bin: the walk the strips' binning
     /// makes, which the app's wasm holds already, rather than one of its

@@ -23,16 +23,18 @@ pub async fn index_timelines(built: &Built, still_wanted: impl Fn() -> bool) {
         // the second run's machine takes its arena's room in pages first
         // touched, and the next kernel's (or the rehearsal of a jump)
         // follows the last slice. In a slice's task they took the 16 GiB
-        // comparison's warm-up to tasks of 64 to 82 ms (2026-12-07).
+        // comparison's warm-up to tasks of 64 to 82 ms (2026-12-07). A
+        // run done is kept even if the view went meanwhile: the cache may
+        // hold its timeline for the next.
         let mut slices = Slices::default();
         let mut done = false;
         loop {
             next_task().await;
-            if !still_wanted() {
-                return;
-            }
             if done {
                 break;
+            }
+            if !still_wanted() {
+                return;
             }
             done = slices.run_for(FRAME_WORK_MS, |n| builder.advance(n));
         }

@@ -233,8 +233,8 @@ async fn build(
 const PAGES_PER_UNIT: u64 = 4096;
 
 /// Counts what the xarray leaves of each side of `built` add to its
-/// strip's bins (`Seekers::count_leaves`), in slices of tasks as the
-/// build runs, so that the view's first draw, in a task of its own after
+/// strip's bins (`Seekers::count_leaves`), in slices of tasks like the
+/// build's, so that the view's first draw, in a task of its own after
 /// them, only adds up kept counts. Drawn with the build's last slice and
 /// counted as it was drawn, the first draw of the 16 GiB memory cgroup
 /// preset took a task of 65 to 95 ms, and of the 16 GiB comparison 51 to
