@@ -1533,6 +1533,25 @@ mod tests {
         )
     }
 
+    /// A simulation of a 64 MiB file read 20% at random under `madvise`
+    /// in a memory cgroup of `limit` bytes, `steps` accesses in: reclaim
+    /// leaves shadows among the folios.
+    fn random_64m_limited(madvise: Madvise, limit: u64, steps: u64) -> Simulation {
+        run_scenario(
+            Scenario {
+                file_size: 64 << 20,
+                pattern: Pattern::Random {
+                    milli_pct: 20_000,
+                    seed: 9,
+                },
+                madvise,
+                memory_limit: Some(limit),
+                ..Scenario::default()
+            },
+            steps,
+        )
+    }
+
     /// Page by page, what the bins should hold.
     fn naive(m: &Machine, span: Span) -> Vec<Bin> {
         (0..span.bins)
@@ -1732,19 +1751,7 @@ mod tests {
     /// stamp; and a binning after them counts what it counts without.
     #[test]
     fn leaves_counted_ahead_are_kept_and_change_no_bin() {
-        let sim = run_scenario(
-            Scenario {
-                file_size: 64 << 20,
-                pattern: Pattern::Random {
-                    milli_pct: 20_000,
-                    seed: 9,
-                },
-                madvise: Madvise::Normal,
-                memory_limit: Some(4 << 20),
-                ..Scenario::default()
-            },
-            2000,
-        );
+        let sim = random_64m_limited(Madvise::Normal, 4 << 20, 2000);
         let m = sim.machine();
         let pages = m.geo.nr_pages;
         let mut kept = LeafBins::default();
@@ -1781,19 +1788,7 @@ mod tests {
     /// it, along nodes the tree view shows, ending in the entry's slots.
     #[test]
     fn a_page_view_walks_the_tree_to_the_entry() {
-        let sim = run_scenario(
-            Scenario {
-                file_size: 64 << 20,
-                pattern: Pattern::Random {
-                    milli_pct: 20_000,
-                    seed: 9,
-                },
-                madvise: Madvise::Hugepage,
-                memory_limit: Some(8 << 20),
-                ..Scenario::default()
-            },
-            600,
-        );
+        let sim = random_64m_limited(Madvise::Hugepage, 8 << 20, 600);
         let m = sim.machine();
         let (mut folios, mut shadows, mut siblings) = (0, 0, 0);
         for page in (0..m.geo.nr_pages).step_by(7) {
