@@ -10,7 +10,7 @@
 // the harness running in the page (`timedLoad` in run.mjs); beside it, the
 // time to its `folioscope-warm` mark (the work after the first render
 // done: a short run's checkpoints, the rehearsal of a jump), and the
-// tasks of over 50 ms until then (`long_tasks`, `longest_task_ms`): the
+// tasks of over 50 ms until then (`long_tasks`): the
 // build and its warm-up run in slices so that the page answers input
 // while they run. Each play
 // also gives the speed it reached against the speed shown, and each view
@@ -197,17 +197,13 @@ function firstRenderFigures(loads) {
 }
 
 /// The tasks of over 50 ms in `loads`, from navigation to the warm mark:
-/// each load's as [start, ms] (`long_tasks`), and the longest of those
-/// that started once the load had painted (the build's, the first draw's
-/// and the warm-up's), or none (`longest_task_ms`). Before the first
-/// paint the page shows nothing yet and builds nothing: its task then is
-/// the app's start (the wasm's first calls, the first render's DOM).
+/// each load's as [start, ms] (`long_tasks`), with each load's first
+/// paint (`first_paint_loads_ms`), which tells the app's start from its
+/// build, first draw and warm-up (xtask/src/bench/long_tasks.rs).
 function longTaskFigures(loads) {
-  const after = loads.flatMap((l) => l.long_tasks.filter(([at]) => l.paint === null || at >= l.paint));
   return {
     long_tasks: loads.map((l) => l.long_tasks),
     first_paint_loads_ms: loads.map((l) => l.paint),
-    longest_task_ms: after.length ? Math.max(...after.map(([, ms]) => ms)) : null,
   };
 }
 

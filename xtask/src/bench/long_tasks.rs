@@ -13,21 +13,21 @@ use serde_json::Value;
 use super::Row;
 
 /// A task over this is a long task, as the browser reports them.
-const LONG_TASK_MS: f64 = 50.0;
+pub(super) const LONG_TASK_MS: f64 = 50.0;
 
-/// The row of the loads in `v` (one view's scope of timing.json): the
-/// tasks over 50 ms that started once a load had painted, the longest and
-/// when it started; and those before.
-pub(super) fn row(v: Option<&Value>, label: &str, why: &str) -> Row {
-    let figure =
-        format!("web: tasks over {LONG_TASK_MS:.0} ms after the first paint, to warm, {label}");
-    let target = "none";
-    let (Some(loads), Some(paints)) = (
-        v.and_then(|v| v["long_tasks"].as_array()),
-        v.and_then(|v| v["first_paint_loads_ms"].as_array()),
-    ) else {
-        return Row::not_measured(&figure, target, why);
-    };
+/// The long tasks of some loads, parted by their load's first paint.
+pub(super) struct LongTasks {
+    /// Those that started once their load had painted: (start, ms).
+    pub after: Vec<(f64, f64)>,
+    /// The durations of those before.
+    pub before: Vec<f64>,
+}
+
+/// The long tasks of the loads in `v` (a view's scope of timing.json, or
+/// one preset of its survey); none when the loads were not measured.
+pub(super) fn after_first_paint(v: &Value) -> Option<LongTasks> {
+    let loads = v["long_tasks"].as_array()?;
+    let paints = v["first_paint_loads_ms"].as_array()?;
     let (mut after, mut before) = (Vec::new(), Vec::new());
     for (tasks, paint) in loads.iter().zip(paints) {
         for t in tasks.as_array().into_iter().flatten() {
@@ -40,11 +40,26 @@ pub(super) fn row(v: Option<&Value>, label: &str, why: &str) -> Row {
             }
         }
     }
+    Some(LongTasks { after, before })
+}
+
+/// The row of the loads in `v` (one view's scope of timing.json): the
+/// tasks over 50 ms that started once a load had painted, the longest and
+/// when it started; and those before.
+pub(super) fn row(v: Option<&Value>, label: &str, why: &str) -> Row {
+    let figure =
+        format!("web: tasks over {LONG_TASK_MS:.0} ms after the first paint, to warm, {label}");
+    let target = "none";
+    let (Some(LongTasks { after, before }), Some(n)) = (
+        v.and_then(after_first_paint),
+        v.and_then(|v| v["long_tasks"].as_array()).map(Vec::len),
+    ) else {
+        return Row::not_measured(&figure, target, why);
+    };
     let start = match before.iter().copied().reduce(f64::max) {
         Some(ms) => format!("; before it {}, longest {ms:.0} ms", before.len()),
         None => String::new(),
     };
-    let n = loads.len();
     match after.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
         None => Row::new(
             &figure,
