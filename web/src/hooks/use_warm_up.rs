@@ -11,6 +11,7 @@
 use yew::prelude::*;
 
 use crate::context::Dispatch;
+use crate::hooks::next_task;
 use crate::seekers::SeekersHandle;
 use crate::state::{Built, Kept};
 
@@ -70,6 +71,17 @@ pub fn use_warm_up(
                 let back = *here.borrow();
                 if let (true, Some((step, applied))) = (rehearse, back) {
                     crate::warm::rehearse_jumps(&dispatch, &stops, step, applied).await;
+                    // The spares in a task of their own, not the
+                    // rehearsal's: together they took a task of 36 to 62
+                    // ms on the memory cgroup preset, the rehearsal 26 to
+                    // 48 of it and the spares 10 to 14 (four loads,
+                    // 2026-12-07). Eight loads of each, alternated: a task
+                    // over 50 ms after the first paint in 5 of 8 (52 to 97
+                    // ms) against none.
+                    next_task().await;
+                    if !on_screen() {
+                        return;
+                    }
                 }
                 seekers.0.make_spares(&built);
                 crate::reserve_heap(JUMP_RESERVE, crate::FREE_PIECE);
