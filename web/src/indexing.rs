@@ -3,8 +3,7 @@
 //! second run, in slices of a task each (`Timeline::index_builder`, then
 //! `Timeline::set_index`). Until then the view seeks from the start.
 
-use crate::hooks::next_task;
-use crate::slices::{Slices, FRAME_WORK_MS};
+use crate::slices::run_in_tasks;
 use crate::state::{Built, CHECKPOINT_BUDGET};
 
 /// Indexes each of `built`'s timelines that is not, one after another;
@@ -19,24 +18,15 @@ pub async fn index_timelines(built: &Built, still_wanted: impl Fn() -> bool) {
         let Some(mut builder) = timeline.index_builder(CHECKPOINT_BUDGET) else {
             continue;
         };
-        // A task's break before the first slice and after the last too:
-        // the second run's machine takes its arena's room in pages first
-        // touched, and the next kernel's (or the rehearsal of a jump)
-        // follows the last slice. In a slice's task they took the 16 GiB
-        // comparison's warm-up to tasks of 64 to 82 ms (2026-12-07). A
-        // run done is kept even if the view went meanwhile: the cache may
-        // hold its timeline for the next.
-        let mut slices = Slices::default();
-        let mut done = false;
-        loop {
-            next_task().await;
-            if done {
-                break;
-            }
-            if !still_wanted() {
-                return;
-            }
-            done = slices.run_for(FRAME_WORK_MS, |n| builder.advance(n));
+        // With a task's break before the first slice and after the last
+        // (`run_in_tasks`): the second run's machine takes its arena's
+        // room in pages first touched, and the next kernel's (or the
+        // rehearsal of a jump) follows the last slice. In a slice's task
+        // they took the 16 GiB comparison's warm-up to tasks of 64 to 82
+        // ms (2026-12-07). A run done is kept even if the view went
+        // meanwhile: the cache may hold its timeline for the next.
+        if !run_in_tasks(&mut |n| builder.advance(n), &still_wanted).await {
+            return;
         }
         timeline.set_index(builder);
         if !whole_spares {

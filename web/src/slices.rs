@@ -60,6 +60,31 @@ impl Slices {
     }
 }
 
+/// Runs `advance` (as [`Slices::run_for`] calls it) in slices of
+/// [`FRAME_WORK_MS`], each a task of its own, with a task's break before
+/// the first slice and after the last, so that the work before and after
+/// it (a build's last slice, a first draw, the next kernel's run) is not
+/// in their tasks. Returns true once the work is done and the last break
+/// taken, whatever `still_wanted` says then; false as soon as
+/// `still_wanted` says no before that. Its arguments are `dyn`, so that
+/// the app's wasm holds one copy of it, not one per caller.
+pub async fn run_in_tasks(
+    advance: &mut dyn FnMut(u64) -> bool,
+    still_wanted: &dyn Fn() -> bool,
+) -> bool {
+    let mut slices = Slices::default();
+    loop {
+        crate::hooks::next_task().await;
+        if !still_wanted() {
+            return false;
+        }
+        if slices.run_for(FRAME_WORK_MS, &mut *advance) {
+            crate::hooks::next_task().await;
+            return true;
+        }
+    }
+}
+
 /// The accesses to run before the next look at the clock, after `chunk`
 /// of them took `ms`: about [`CHUNK_MS`]'s worth, moving by at most a
 /// factor of two (or four down) a step, so that one slow access does not

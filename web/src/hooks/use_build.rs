@@ -18,7 +18,7 @@ use yew::prelude::*;
 use crate::context::{Dispatch, Setup};
 use crate::hooks::{next_frame, next_task};
 use crate::seekers::SeekersHandle;
-use crate::slices::{now_ms, Slices, FRAME_WORK_MS};
+use crate::slices::{now_ms, run_in_tasks, Slices, FRAME_WORK_MS};
 use crate::state::{Action, Built, BuiltSide, Kept, Progress, CHECKPOINT_BUDGET};
 
 /// Milliseconds of building before the first paint: enough that the
@@ -235,28 +235,20 @@ const PAGES_PER_UNIT: u64 = 4096;
 /// Counts what the xarray leaves of each side of `built` add to its
 /// strip's bins (`Seekers::count_leaves`), in slices of tasks like the
 /// build's, so that the view's first draw, in a task of its own after
-/// them, only adds up kept counts. Drawn with the build's last slice and
-/// counted as it was drawn, the first draw of the 16 GiB memory cgroup
-/// preset took a task of 65 to 95 ms, and of the 16 GiB comparison 51 to
-/// 77 ms (2026-12-07). Returns whether the view is still wanted.
+/// them (`run_in_tasks`'s last break), only adds up kept counts. Drawn
+/// with the build's last slice and counted as it was drawn, the first
+/// draw of the 16 GiB memory cgroup preset took a task of 65 to 95 ms,
+/// and of the 16 GiB comparison 51 to 77 ms (2026-12-07). Returns
+/// whether the view is still wanted.
 async fn count_leaves(
     built: &Kept<Built>,
     seekers: &SeekersHandle,
     still_wanted: &impl Fn() -> bool,
 ) -> bool {
-    let mut slices = Slices::default();
-    let mut done = false;
-    // A task's break before the first slice and after the last.
-    loop {
-        next_task().await;
-        if !still_wanted() {
-            return false;
-        }
-        if done {
-            return true;
-        }
-        done = slices.run_for(FRAME_WORK_MS, |n| {
-            seekers.0.count_leaves(built, n * PAGES_PER_UNIT)
-        });
-    }
+    run_in_tasks(
+        &mut |n| seekers.0.count_leaves(built, n * PAGES_PER_UNIT),
+        still_wanted,
+    )
+    .await
+        && still_wanted()
 }
