@@ -347,6 +347,13 @@ impl AddressSpace {
     /// nothing done, when any of those slots holds something else. The
     /// caller emits the events.
     pub(crate) fn end_read_order0_run(&mut self, first: u64, k: usize) -> bool {
+        self.settle_order0_run(first, k, true)
+    }
+
+    /// [`AddressSpace::end_read_order0_run`] when `uptodate`; otherwise
+    /// the folios are only unlocked, as `clear_flag(LOCKED)` on each
+    /// leaves them (a fallocated tmpfs file's).
+    pub(crate) fn settle_order0_run(&mut self, first: u64, k: usize, uptodate: bool) -> bool {
         let off = (first & (XA_CHUNK_SIZE as u64 - 1)) as usize;
         if off + k > XA_CHUNK_SIZE {
             return false;
@@ -370,7 +377,9 @@ impl AddressSpace {
         self.xa.modify_leaf_pointers(id, off, k, |j, p| {
             let index = first + j as u64;
             let mut f = Folio::decode(index, p);
-            f.flags.insert(FolioFlags::UPTODATE);
+            if uptodate {
+                f.flags.insert(FolioFlags::UPTODATE);
+            }
             f.flags.remove(FolioFlags::LOCKED);
             let new = f.encode();
             *fingerprint ^= entry_hash(index, p << 1) ^ entry_hash(index, new << 1);

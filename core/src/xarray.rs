@@ -411,6 +411,18 @@ impl XArray {
         self.head == 0
     }
 
+    /// The head, the nodes (versions and summaries too) and the free
+    /// list, for tests that hold two arrays made two ways to be one.
+    #[cfg(test)]
+    pub(crate) fn shape(&self) -> String {
+        format!(
+            "{:?} {:?} {:?}",
+            self.head,
+            self.nodes.as_slice(),
+            self.free
+        )
+    }
+
     /// Bytes the node arena has allocated, used or not.
     #[cfg(test)]
     pub(crate) fn arena_bytes(&self) -> usize {
