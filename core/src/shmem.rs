@@ -93,8 +93,8 @@ impl Machine {
     /// and one end of read (written) or unlock (fallocated) after another.
     /// Returns how many; none where the loop must go on one by one (no
     /// leaf remembered, or a slot not empty). Made one by one, the 1 GiB
-    /// file was most of the first build of seed 004's presets with THP
-    /// off: natively 28.5 ms for both kernels against 15.3 ms this way
+    /// file was about half of the first build of seed 004's presets with
+    /// THP off: natively 28.5 ms for both kernels against 15.3 ms this way
     /// (`seed004-thpoff-1m-normal`, best of five), and in Chromium 44 ms
     /// of the page's task before its first paint against 13 ms (a CPU
     /// profile each, 2026-12-07).

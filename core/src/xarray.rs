@@ -382,8 +382,8 @@ impl XArray {
     }
 
     /// Gives back the arena's room past the nodes it holds, for an array
-    /// that will not grow again: a run's at its end. Where the arena
-    /// stands: moving the nodes to a block of their own instead, so that
+    /// that will not grow again: a run's at its end. It shrinks in
+    /// place: moving the nodes to a block of their own instead, so that
     /// the whole room went back in one piece for the next view's build,
     /// made the app's wasm memory larger, not smaller (the 16 GiB
     /// backward sequential link alone 96.0 -> 111.4 MB, after the 16 GiB
