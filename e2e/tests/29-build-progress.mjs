@@ -1,11 +1,15 @@
 // While a long build runs, each strip shows how far it has come over its
 // blank band (web/src/components/file_strip.rs): a bar and "building the
 // model: N% · done of total accesses", moving forward, and hidden once the
+// view is built; the xarray panel under them says it is drawn once the
 // view is built. The link is e2e 06's long one, a backward
 // MADV_SEQUENTIAL walk of 16 GiB: 4,194,304 accesses, over a second of
 // building on any machine of this kind.
 const LONG = '?v=1&size=16G&madvise=sequential&pattern=rev';
 const ACCESSES = 4194304;
+/// The preset chosen after it, and its accesses.
+const OTHER = 'seed000-rev-huge';
+const OTHER_ACCESSES = 524288;
 
 /// Before the page's scripts run: records the progress element's state at
 /// every change of the page, until the view is built.
@@ -22,6 +26,7 @@ function recordProgress() {
       max: Number(bar.max),
       text: el.textContent,
       ready: document.documentElement.getAttribute('data-ready') === '1',
+      xarray: document.querySelector('[data-testid="xarray-heading"]')?.textContent,
     };
     const last = window.__progress[window.__progress.length - 1];
     if (!last || JSON.stringify(last) !== JSON.stringify(s)) window.__progress.push(s);
@@ -54,5 +59,21 @@ export async function run({ newPage, expect, log }) {
     return { hidden: el.hidden, shown: getComputedStyle(el).display !== 'none' };
   });
   expect(after.hidden && !after.shown, 'the progress is hidden once the view is built');
+
+  // A preset chosen from the menu: its build runs under the panels the
+  // first view drew. The xarray panel has no tree to tell of until the
+  // new view is built, and says so, rather than "0 nodes, height 0, 0
+  // pages cached".
+  await page.waitForSelector('[data-testid="xarray-heading"]', { state: 'attached' });
+  const from = (await page.evaluate(() => window.__progress)).length;
+  await page.selectOption('[data-testid="preset"]', OTHER);
+  await page.waitForFunction((n) => document.querySelector('[data-testid="scrubber"]').max === String(n)
+    && document.documentElement.getAttribute('data-ready') === '1', OTHER_ACCESSES, { timeout: 60000 });
+  const switched = (await page.evaluate(() => window.__progress)).slice(from);
+  const building = switched.filter((s) => s.shown && s.xarray !== undefined);
+  expect(building.length > 0, 'the xarray panel stays on the page while the next view is built');
+  for (const s of building) {
+    expect(s.xarray === 'i_pages: drawn once the view is built', `the xarray panel during the build reads "${s.xarray}"`);
+  }
   await page.context().close();
 }

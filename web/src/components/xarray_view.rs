@@ -301,8 +301,16 @@ pub fn XarrayView(props: &XarrayProps) -> Html {
     });
     html! {
         <section ref={section_ref} class="panel xarray" data-testid={format!("xarray{suffix}")}>
-            <h2>{ kernel.unwrap_or_default() }{ format!("i_pages: {} nodes, height {}, {} pages cached", tree.node_count, tree.height, tree.nrpages) }</h2>
-            if nodes.is_empty() {
+            // While the view is built there is no tree to tell of: an
+            // empty one would say a cached file held no pages.
+            <h2 data-testid={format!("xarray-heading{suffix}")}>{ kernel.unwrap_or_default() }{
+                if built.is_some() {
+                    format!("i_pages: {} nodes, height {}, {} pages cached", tree.node_count, tree.height, tree.nrpages)
+                } else {
+                    "i_pages: drawn once the view is built".to_string()
+                }
+            }</h2>
+            if built.is_some() && nodes.is_empty() {
                 <p class="muted">{ "No nodes: the tree is empty or holds a single entry at its head." }</p>
             }
             { for rows }
