@@ -214,6 +214,29 @@ impl AddressSpace {
         Ok(folio)
     }
 
+    /// Where [`AddressSpace::add_order0_run`] may add folios from `at`
+    /// on: the leaf the last walk remembered for `at` (its id, depth and
+    /// `at`'s slot) and how many of its slots from there, at most `max`,
+    /// are NULL. None where each folio must be added one by one: a
+    /// memory limit (each is charged and may reclaim), shadows (a refault
+    /// check each), folios larger than a page, no leaf remembered, or no
+    /// NULL slot at `at`.
+    pub(crate) fn order0_run_room(
+        &self,
+        at: u64,
+        max: u64,
+    ) -> Option<((NodeId, u32, usize), usize)> {
+        if self.min_order != 0 || self.lru.is_some() || self.nr_shadows != 0 {
+            return None;
+        }
+        let leaf = self.xa.hinted_leaf(at)?;
+        // A leaf has 64 slots: `max` past that adds nothing, and the
+        // bound fits a usize on wasm32.
+        let max = max.min(XA_CHUNK_SIZE as u64) as usize;
+        let k = self.xa.empty_slots_from(leaf.0, leaf.2, max);
+        (k > 0).then_some((leaf, k))
+    }
+
     /// `filemap_add_folio` of `k` order-0 folios from `first` on, into
     /// NULL slots of leaf `id` (at `depth`), as many calls would add them
     /// with no LRU and no shadows: the same folios, counted loads and

@@ -19,7 +19,6 @@ use crate::kernel::Patch;
 use crate::machine::{Gfp, Machine};
 use crate::page_cache::AddError;
 use crate::tracepoint::{RaFields, Tracepoint};
-use crate::xarray::XA_CHUNK_SIZE;
 
 /// `struct file_ra_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -269,18 +268,8 @@ impl Machine {
         left: u64,
         mark: u64,
     ) -> Option<(u64, Option<u64>)> {
-        if self.cache.min_order != 0 || self.cache.lru.is_some() || self.cache.nr_shadows != 0 {
-            return None;
-        }
-        let leaf = self.cache.xa.hinted_leaf(at)?;
-        let (_, depth, off) = leaf;
-        // A leaf has 64 slots: `left` past that adds nothing, and the
-        // bound fits a usize on wasm32.
-        let max = left.min(XA_CHUNK_SIZE as u64) as usize;
-        let k = self.cache.xa.empty_slots_from(leaf.0, off, max);
-        if k == 0 {
-            return None;
-        }
+        let (leaf, k) = self.cache.order0_run_room(at, left)?;
+        let depth = leaf.1;
         // Each page's miss, as the loop's own lookup counts it.
         self.count_loads(k as u64, depth as u64 * k as u64);
         let readahead_at = (mark < k as u64).then(|| at + mark);

@@ -91,30 +91,26 @@ impl Machine {
     /// the leaf the add before went into, made in one step: the same
     /// folios, slots, leaf versions, fingerprint and page count as one add
     /// and one end of read (written) or unlock (fallocated) after another.
-    /// Returns how many; none where the loop must go on one by one (no
-    /// leaf remembered, or a slot not empty). Made one by one, the 1 GiB
-    /// file was about half of the first build of seed 004's presets with
-    /// THP off: natively 28.5 ms for both kernels against 15.3 ms this way
+    /// Returns how many; none where the loop must go on one by one
+    /// ([`crate::page_cache::AddressSpace::order0_run_room`] says when).
+    /// Made one by one, the 1 GiB file was about half of the first build
+    /// of seed 004's presets with THP off: natively 28.5 ms for both
+    /// kernels against 15.3 ms this way
     /// (`seed004-thpoff-1m-normal`, best of five), and in Chromium 44 ms
     /// of the page's task before its first paint against 13 ms (a CPU
     /// profile each, 2026-12-07).
     fn populate_rest_of_leaf(&mut self, at: u64, written: bool) -> u64 {
         let left = self.geo.nr_pages.saturating_sub(at);
-        if left == 0 || self.cache.lru.is_some() || self.cache.nr_shadows != 0 {
+        if left == 0 {
             return 0;
         }
         // A lookup of the first page left remembers its leaf, if it has
         // one (the add before made it); what it counts goes with the
         // rest of the setting up.
         self.cache.xa.load(at);
-        let Some(leaf) = self.cache.xa.hinted_leaf(at) else {
+        let Some((leaf, k)) = self.cache.order0_run_room(at, left) else {
             return 0;
         };
-        let (id, _, off) = leaf;
-        let k = left.min((crate::xarray::XA_CHUNK_SIZE - off) as u64) as usize;
-        if self.cache.xa.empty_slots_from(id, off, k) != k {
-            return 0;
-        }
         self.cache.add_order0_run(at, k, leaf, None);
         let done = self.cache.settle_order0_run(at, k, written);
         debug_assert!(done, "the run just added is page-sized folios in one leaf");
