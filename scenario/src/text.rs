@@ -45,8 +45,8 @@ pub fn event_line(e: &Event) -> String {
         }
         Event::FolioAdded { index, order, .. } => {
             format!(
-                "{f}: folio added at {index}, order {order} ({} pages)",
-                1u64 << order
+                "{f}: folio added at {index}, order {order} ({})",
+                page_count(1u64 << order)
             )
         }
         Event::FolioUptodate { index, order } => {
@@ -148,6 +148,15 @@ pub fn event_line(e: &Event) -> String {
     }
 }
 
+/// `n` pages, in words: "1 page", "512 pages".
+pub fn page_count(n: u64) -> String {
+    if n == 1 {
+        "1 page".into()
+    } else {
+        format!("{n} pages")
+    }
+}
+
 /// A short note on an event that looks wrong but is what the kernel does,
 /// given the events of its access before it (`earlier`, in order): the
 /// event log shows it beside the line.
@@ -246,5 +255,19 @@ mod tests {
         assert!(notes[0].1.contains("ra->start"));
         // A forward walk faults at page 0: the start is what it was.
         assert_eq!(first_access_notes(Pattern::Fwd), vec![]);
+    }
+
+    #[test]
+    fn a_folio_added_says_its_pages_in_words() {
+        use folioscope_core::KFunc;
+        let added = |order| {
+            event_line(&Event::FolioAdded {
+                func: KFunc::FilemapFault,
+                index: 0,
+                order,
+            })
+        };
+        assert!(added(0).ends_with("order 0 (1 page)"), "{}", added(0));
+        assert!(added(9).ends_with("order 9 (512 pages)"), "{}", added(9));
     }
 }

@@ -224,11 +224,11 @@ fn page_line(page: u64, c: Covering, pte: u32, pmd: u32) -> String {
         Covering::Folio(f) => {
             let flags = f.flags.names();
             format!(
-                "page {page}: folio {}..{}, order {} ({} pages), flags {}; {mapped}",
+                "page {page}: folio {}..{}, order {} ({}), flags {}; {mapped}",
                 f.index,
                 f.next_index() - 1,
                 f.order,
-                f.nr_pages(),
+                folioscope_scenario::text::page_count(f.nr_pages()),
                 if flags.is_empty() {
                     "none".to_string()
                 } else {

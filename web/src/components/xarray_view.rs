@@ -44,10 +44,10 @@ fn describe(n: &NodeView, off: usize) -> String {
     match n.slots[off] {
         Slot::Empty => format!("slot {off}: empty (index {index})"),
         Slot::Folio(f) => format!(
-            "slot {off}: folio at index {}, order {} ({} pages), flags: {}",
+            "slot {off}: folio at index {}, order {} ({}), flags: {}",
             f.index,
             f.order,
-            f.nr_pages(),
+            folioscope_scenario::text::page_count(f.nr_pages()),
             f.flags.names().join(", ")
         ),
         Slot::Sibling { canonical } => {
