@@ -170,17 +170,37 @@ pub struct Node {
 const PACKED_FIXED: usize = 3;
 const _: () = assert!(XA_MAX_MARKS == 3, "pack writes three mark words");
 
-/// The optional words of a packed node, by their bit in its first word,
-/// in the order they follow the fixed ones. Each is left out when it
-/// holds what unpacking assumes without it: no repeats, `present` and
-/// `canon` the slots in use (a node with no value entries, no siblings),
-/// no children (a leaf), no full leaves, no marks.
-const HAS_REPEATS: u64 = 1;
-const HAS_PRESENT: u64 = 1 << 1;
-const HAS_CHILDREN: u64 = 1 << 2;
-const HAS_CANON: u64 = 1 << 3;
-const HAS_FULL: u64 = 1 << 4;
-const HAS_MARKS: u64 = 1 << 5;
+/// The optional words of a packed node, in the order they follow the
+/// fixed ones (repeats, `present`, `children`, `canon`, `full`), each
+/// with what unpacking assumes it holds when it is left out: no repeats,
+/// the slots in use (a node with no value entries; one with no sibling
+/// entries), no children (a leaf), no full leaves. Bit k of the first
+/// word's [`HAS_AT`] bits says whether word k is kept, and the bit after
+/// them whether the three marks are (none set when they are not).
+const OPTIONAL: [Assumed; 5] = [
+    Assumed::None,
+    Assumed::InUse,
+    Assumed::None,
+    Assumed::InUse,
+    Assumed::None,
+];
+const HAS_MARKS: u64 = 1 << OPTIONAL.len();
+
+/// What an optional word of a packed node holds when it is left out.
+#[derive(Clone, Copy)]
+enum Assumed {
+    None,
+    InUse,
+}
+
+impl Assumed {
+    fn word(self, in_use: u64) -> u64 {
+        match self {
+            Assumed::None => 0,
+            Assumed::InUse => in_use,
+        }
+    }
+}
 
 /// Where the fields sit in a packed node's first word: shift and offset
 /// below 64, count and nr_values at most 64 (XA_CHUNK_SIZE), the bits
@@ -190,6 +210,10 @@ const COUNT_AT: u32 = 12;
 const NR_VALUES_AT: u32 = 19;
 const HAS_AT: u32 = 26;
 const PARENT_AT: u32 = 32;
+const _: () = assert!(
+    OPTIONAL.len() < (PARENT_AT - HAS_AT) as usize,
+    "a bit for each optional word and one for the marks"
+);
 
 /// A node frozen for a checkpoint keeps only the slots that hold
 /// something, and of those only the ones that differ from the slot
@@ -201,7 +225,7 @@ const PARENT_AT: u32 = 32;
 /// name its first slot, so those take a word a run.
 ///
 /// Of the words before the slots, only three are always kept (see
-/// [`HAS_REPEATS`] and the bits after it): eleven were, and in a sparse
+/// [`OPTIONAL`]): eleven were, and in a sparse
 /// leaf they were most of its copy. Natively (2026-12-08) a kernel's
 /// checkpoints took 15.6 instead of 19.8 MB on the 16 GiB comparison,
 /// 18.2 instead of 22.0 on the 16 GiB backward walk and 78.8 instead of
@@ -242,41 +266,26 @@ impl crate::cow::Frozenable for Node {
                 n.shift < 64 && n.offset < 64 && n.count <= 64 && n.nr_values <= 64,
                 "a node's small fields fit their bits"
             );
-            let optional = [
-                (HAS_REPEATS, repeats != 0),
-                (HAS_PRESENT, n.present != used),
-                (HAS_CHILDREN, n.children != 0),
-                (HAS_CANON, n.canon != used),
-                (HAS_FULL, n.full != 0),
-                (HAS_MARKS, n.marks != [0; XA_MAX_MARKS]),
-            ];
-            let has = optional
-                .iter()
-                .fold(0, |has, &(bit, kept)| if kept { has | bit } else { has });
-            out.extend_from_slice(&[
-                u64::from(n.shift)
-                    | u64::from(n.offset) << OFFSET_AT
-                    | u64::from(n.count) << COUNT_AT
-                    | u64::from(n.nr_values) << NR_VALUES_AT
-                    | has << HAS_AT
-                    | u64::from(n.parent) << PARENT_AT,
-                used,
-                n.version,
-            ]);
-            for (bit, word) in [
-                (HAS_REPEATS, repeats),
-                (HAS_PRESENT, n.present),
-                (HAS_CHILDREN, n.children),
-                (HAS_CANON, n.canon),
-                (HAS_FULL, n.full),
-            ] {
-                if has & bit != 0 {
+            let head = out.len();
+            out.extend_from_slice(&[0, used, n.version]);
+            let mut has = 0;
+            let optional = [repeats, n.present, n.children, n.canon, n.full];
+            for (k, (word, assumed)) in optional.into_iter().zip(OPTIONAL).enumerate() {
+                if word != assumed.word(used) {
+                    has |= 1 << k;
                     out.push(word);
                 }
             }
-            if has & HAS_MARKS != 0 {
+            if n.marks != [0; XA_MAX_MARKS] {
+                has |= HAS_MARKS;
                 out.extend_from_slice(&n.marks);
             }
+            out[head] = u64::from(n.shift)
+                | u64::from(n.offset) << OFFSET_AT
+                | u64::from(n.count) << COUNT_AT
+                | u64::from(n.nr_values) << NR_VALUES_AT
+                | has << HAS_AT
+                | u64::from(n.parent) << PARENT_AT;
             let mut rest = used & !repeats;
             while rest != 0 {
                 out.push(n.slots[rest.trailing_zeros() as usize]);
@@ -314,18 +323,17 @@ fn unpack_node(w: &[u64], n: &mut Node) -> usize {
     n.version = w[2];
     let has = head >> HAS_AT & 63;
     let mut at = PACKED_FIXED;
-    let mut next = |bit: u64, otherwise: u64| {
-        if has & bit == 0 {
-            return otherwise;
-        }
-        at += 1;
-        w[at - 1]
-    };
-    let repeats = next(HAS_REPEATS, 0);
-    n.present = next(HAS_PRESENT, used);
-    n.children = next(HAS_CHILDREN, 0);
-    n.canon = next(HAS_CANON, used);
-    n.full = next(HAS_FULL, 0);
+    let mut optional = [0; OPTIONAL.len()];
+    for (k, (word, assumed)) in optional.iter_mut().zip(OPTIONAL).enumerate() {
+        *word = if has >> k & 1 == 0 {
+            assumed.word(used)
+        } else {
+            at += 1;
+            w[at - 1]
+        };
+    }
+    let repeats;
+    [repeats, n.present, n.children, n.canon, n.full] = optional;
     n.marks = if has & HAS_MARKS == 0 {
         [0; XA_MAX_MARKS]
     } else {
