@@ -2,7 +2,7 @@
 // blank band (web/src/components/file_strip.rs): a bar and "building the
 // model: N% · done of total accesses", moving forward, and hidden once the
 // view is built; the xarray panel under them says it is drawn once the
-// view is built. The link is e2e 06's long one, a backward
+// view is built and in sight. The link is e2e 06's long one, a backward
 // MADV_SEQUENTIAL walk of 16 GiB: 4,194,304 accesses, over a second of
 // building on any machine of this kind.
 const LONG = '?v=1&size=16G&madvise=sequential&pattern=rev';
@@ -73,7 +73,7 @@ export async function run({ newPage, expect, log }) {
   const building = switched.filter((s) => s.shown && s.xarray !== undefined);
   expect(building.length > 0, 'the xarray panel stays on the page while the next view is built');
   for (const s of building) {
-    expect(s.xarray === 'i_pages: drawn once the view is built', `the xarray panel during the build reads "${s.xarray}"`);
+    expect(s.xarray === 'i_pages: drawn once the view is built and in sight', `the xarray panel during the build reads "${s.xarray}"`);
   }
   await page.context().close();
 }

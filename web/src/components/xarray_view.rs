@@ -302,12 +302,15 @@ pub fn XarrayView(props: &XarrayProps) -> Html {
     html! {
         <section ref={section_ref} class="panel xarray" data-testid={format!("xarray{suffix}")}>
             // While the view is built there is no tree to tell of: an
-            // empty one would say a cached file held no pages.
+            // empty one would say a cached file held no pages. Out of
+            // sight, the panel may still hold the setup it last showed
+            // (held_out_of_sight.rs), one from before the view was built:
+            // a full-page capture of a built view showed this heading.
             <h2 data-testid={format!("xarray-heading{suffix}")}>{ kernel.unwrap_or_default() }{
                 if built.is_some() {
                     format!("i_pages: {} nodes, height {}, {} pages cached", tree.node_count, tree.height, tree.nrpages)
                 } else {
-                    "i_pages: drawn once the view is built".to_string()
+                    "i_pages: drawn once the view is built and in sight".to_string()
                 }
             }</h2>
             if built.is_some() && nodes.is_empty() {
