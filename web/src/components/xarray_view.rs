@@ -304,8 +304,10 @@ pub fn XarrayView(props: &XarrayProps) -> Html {
             // While the view is built there is no tree to tell of: an
             // empty one would say a cached file held no pages. Out of
             // sight, the panel may still hold the setup it last showed
-            // (held_out_of_sight.rs), one from before the view was built:
-            // a full-page capture of a built view showed this heading.
+            // (held_out_of_sight.rs), one from before the view was built,
+            // so the heading says both what it waits for: "drawn once the
+            // view is built" alone, in a full-page capture of a built
+            // view, read as if the build had not ended.
             <h2 data-testid={format!("xarray-heading{suffix}")}>{ kernel.unwrap_or_default() }{
                 if built.is_some() {
                     format!("i_pages: {} nodes, height {}, {} pages cached", tree.node_count, tree.height, tree.nrpages)
